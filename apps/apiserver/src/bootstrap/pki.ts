@@ -1,0 +1,94 @@
+// First start: a cluster CA, the apiserver's serving certificate and the admin credential, kept in
+// the data directory so later starts (and clients) reuse them.
+import { createCA, issueCertificate } from "@orch/pki";
+import { existsSync } from "node:fs";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+export interface ClusterPki {
+  caPem: string;
+  caKeyPem: string;
+  serverCertPem: string;
+  serverKeyPem: string;
+  adminCertPem: string;
+  adminKeyPem: string;
+}
+
+const TEN_YEARS = 10 * 365 * 24 * 3600;
+const ONE_YEAR = 365 * 24 * 3600;
+
+async function ensurePair(
+  dir: string,
+  name: string,
+  make: () => Promise<{ certPem: string; keyPem?: string }>,
+): Promise<{ certPem: string; keyPem: string }> {
+  const certPath = join(dir, `${name}.crt`);
+  const keyPath = join(dir, `${name}.key`);
+  if (existsSync(certPath) && existsSync(keyPath)) {
+    return { certPem: await readFile(certPath, "utf8"), keyPem: await readFile(keyPath, "utf8") };
+  }
+  const { certPem, keyPem } = await make();
+  await writeFile(keyPath, keyPem!, { mode: 0o600 });
+  await writeFile(certPath, certPem);
+  return { certPem, keyPem: keyPem! };
+}
+
+export async function ensurePki(dataDir: string, hostnames: string[]): Promise<ClusterPki> {
+  const dir = join(dataDir, "pki");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const ca = await ensurePair(dir, "ca", () => createCA({ commonName: "orch-ca", validityDays: TEN_YEARS / 86400 }));
+  const caKey = { certPem: ca.certPem, keyPem: ca.keyPem };
+  const ips = hostnames.filter((h) => /^[\d.]+$|:/.test(h));
+  const dns = hostnames.filter((h) => !ips.includes(h));
+  const server = await ensurePair(dir, "apiserver", () =>
+    issueCertificate({
+      ca: caKey,
+      subject: { commonName: "orch-apiserver" },
+      dnsNames: dns,
+      ipAddresses: ips,
+      usages: ["digital signature", "key encipherment", "server auth"],
+      validitySeconds: ONE_YEAR,
+    }),
+  );
+  const admin = await ensurePair(dir, "admin", () =>
+    issueCertificate({
+      ca: caKey,
+      subject: { commonName: "orch-admin", organizations: ["system:masters"] },
+      usages: ["digital signature", "key encipherment", "client auth"],
+      validitySeconds: ONE_YEAR,
+    }),
+  );
+  return {
+    caPem: ca.certPem,
+    caKeyPem: ca.keyPem,
+    serverCertPem: server.certPem,
+    serverKeyPem: server.keyPem,
+    adminCertPem: admin.certPem,
+    adminKeyPem: admin.keyPem,
+  };
+}
+
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+
+export function kubeconfig(server: string, pki: ClusterPki, user = "orch-admin"): string {
+  return `apiVersion: v1
+kind: Config
+clusters:
+- name: orch
+  cluster:
+    server: ${server}
+    certificate-authority-data: ${b64(pki.caPem)}
+users:
+- name: ${user}
+  user:
+    client-certificate-data: ${b64(pki.adminCertPem)}
+    client-key-data: ${b64(pki.adminKeyPem)}
+contexts:
+- name: orch
+  context:
+    cluster: orch
+    user: ${user}
+    namespace: default
+current-context: orch
+`;
+}

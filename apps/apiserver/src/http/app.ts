@@ -1,0 +1,134 @@
+// The HTTP surface: health, version, discovery and OpenAPI, then one handler for every resource.
+import type { HttpBindings } from "@hono/node-server";
+import type { NamingProfile } from "@orch/api";
+import { errors } from "@orch/machinery";
+import type { RequestContext } from "@orch/registry";
+import { Hono } from "hono";
+import type { TLSSocket } from "node:tls";
+import { userFromClientCertificate } from "./authn.js";
+import {
+  AGGREGATED_TYPE,
+  aggregatedDiscovery,
+  apiGroupList,
+  apiResourceList,
+  namedGroups,
+  wantsAggregated,
+} from "./discovery.js";
+import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
+import { resourceRequest } from "./request-info.js";
+import { MAX_BODY_BYTES, type ResourceDeps, handleResource } from "./resources.js";
+import { respond, respondError } from "./respond.js";
+
+export interface AppDeps extends ResourceDeps {
+  profile: NamingProfile;
+  /** True once the apiserver can serve requests (storage open, kinds registered). */
+  ready: () => boolean;
+}
+
+export const VERSION_INFO = {
+  major: "1",
+  minor: "32",
+  gitVersion: "v1.32.4-orch",
+  gitCommit: "0000000000000000000000000000000000000000",
+  gitTreeState: "clean",
+  buildDate: "2026-01-01T00:00:00Z",
+  goVersion: "node",
+  compiler: "orch",
+  platform: `${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}`,
+};
+
+type Env = { Bindings: HttpBindings; Variables: { ctx: RequestContext } };
+
+const text = (status: number, body: string) => new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+
+export function createApp(deps: AppDeps): Hono<Env> {
+  const app = new Hono<Env>();
+  const openapi = new OpenApiDocuments(deps.registry);
+
+  for (const path of ["/healthz", "/livez"]) app.get(path, () => text(200, "ok"));
+  app.get("/readyz", () => (deps.ready() ? text(200, "ok") : text(500, "not ready")));
+
+  app.use("*", async (c, next) => {
+    const user = userFromClientCertificate(c.env.incoming.socket as TLSSocket);
+    if (!user) return respondError(errors.unauthorized());
+    c.set("ctx", { user, profile: deps.profile, warnings: [] });
+    await next();
+  });
+
+  app.get("/version", () => respond(200, VERSION_INFO));
+
+  app.get("/api", (c) => {
+    if (wantsAggregated(c.req.header("accept"))) {
+      return withType(respond(200, aggregatedDiscovery(deps.registry, true)), AGGREGATED_TYPE);
+    }
+    return respond(200, { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [] });
+  });
+  app.get("/apis", (c) => {
+    if (wantsAggregated(c.req.header("accept"))) {
+      return withType(respond(200, aggregatedDiscovery(deps.registry, false)), AGGREGATED_TYPE);
+    }
+    return respond(200, apiGroupList(deps.registry));
+  });
+  app.get("/api/:version{v[0-9a-z]+}", (c) => {
+    const kinds = deps.registry.groups().get("")?.get(c.req.param("version"));
+    return kinds ? respond(200, apiResourceList(c.req.param("version"), kinds)) : respondError(errors.notFoundPath());
+  });
+  app.get("/apis/:group", (c) => {
+    const group = namedGroups(deps.registry).find((g) => g.name === c.req.param("group"));
+    if (!group) return text(404, "404 page not found");
+    const { kinds: _k, ...rest } = group;
+    return respond(200, { kind: "APIGroup", apiVersion: "v1", ...rest });
+  });
+  app.get("/apis/:group/:version", (c) => {
+    const kinds = deps.registry.groups().get(c.req.param("group"))?.get(c.req.param("version"));
+    if (!kinds) return text(404, "404 page not found");
+    return respond(200, apiResourceList(`${c.req.param("group")}/${c.req.param("version")}`, kinds));
+  });
+
+  app.get("/openapi/v3", () => respond(200, openapi.root()));
+  app.get("/openapi/v3/*", (c) => {
+    const doc = openapi.document(c.req.path.slice("/openapi/v3/".length));
+    return doc ? respond(200, doc) : respondError(errors.notFoundPath());
+  });
+  app.get("/openapi/v2", () => new Response(OPENAPI_V2_STUB, { headers: { "Content-Type": "application/octet-stream" } }));
+
+  app.all("/api/*", (c) => resources(c));
+  app.all("/apis/*", (c) => resources(c));
+  app.all("*", () => text(404, "404 page not found"));
+
+  function resources(c: import("hono").Context<Env>): Promise<Response> | Response {
+    const url = new URL(c.req.url);
+    const watch = ["true", "1"].includes(url.searchParams.get("watch") ?? "");
+    const info = resourceRequest(c.req.method, url.pathname, watch);
+    if (!info) return respondError(errors.notFoundPath());
+    if (!["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].includes(c.req.method)) {
+      return respondError(
+        Object.assign(errors.methodNotSupported({ group: info.group, resource: info.resource }, c.req.method), {}),
+      );
+    }
+    const controller = new AbortController();
+    c.env.incoming.on("close", () => controller.abort());
+    c.env.outgoing.on("close", () => controller.abort());
+    return handleResource(deps, {
+      info,
+      query: url.searchParams,
+      headers: c.req.raw.headers,
+      ctx: c.get("ctx"),
+      signal: controller.signal,
+      readBody: async () => {
+        const declared = Number(c.req.header("content-length") ?? 0);
+        if (declared > MAX_BODY_BYTES) throw errors.tooLarge(`limit is ${MAX_BODY_BYTES}`);
+        const buf = await c.req.arrayBuffer();
+        if (buf.byteLength > MAX_BODY_BYTES) throw errors.tooLarge(`limit is ${MAX_BODY_BYTES}`);
+        return new TextDecoder().decode(buf);
+      },
+    });
+  }
+
+  return app;
+}
+
+function withType(response: Response, type: string): Response {
+  response.headers.set("Content-Type", type);
+  return response;
+}

@@ -1,0 +1,306 @@
+// The one request path for every kind: resolve the kind from the URL, then call the generic store.
+import type { ObjectHeader } from "@orch/api";
+import { errors, applyJsonPatch, applyMergePatch, patchTypes } from "@orch/machinery";
+import {
+  type DeleteOptions,
+  type FieldValidation,
+  type KindDefinition,
+  type KindRegistry,
+  type ListOptions,
+  type RequestContext,
+  type ResourceStore,
+  type WatchEvent,
+  apiVersionOf,
+} from "@orch/registry";
+import type { ResourceRequest } from "./request-info.js";
+import { type ResponseFormat, negotiate, parseBody, parseMediaType } from "./negotiation.js";
+import { respond, respondError } from "./respond.js";
+import { toTable } from "./table.js";
+
+export const MAX_BODY_BYTES = 3 * 1024 * 1024;
+
+export interface ResourceDeps {
+  registry: KindRegistry;
+  storeFor(kind: KindDefinition): ResourceStore;
+  /** The annotation marking the end of initial watch events (profile-specific). */
+  initialEventsAnnotation: string;
+}
+
+export interface IncomingRequest {
+  info: ResourceRequest;
+  query: URLSearchParams;
+  headers: Headers;
+  readBody(): Promise<string>;
+  ctx: RequestContext;
+  /** Aborted when the client goes away (watch). */
+  signal: AbortSignal;
+}
+
+const BOOL = (v: string | null) => (v === null ? undefined : v === "true" || v === "1");
+
+function int(query: URLSearchParams, name: string): number | undefined {
+  const v = query.get(name);
+  if (v === null || v === "") return undefined;
+  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  return Number(v);
+}
+
+function listOptions(req: IncomingRequest): ListOptions {
+  const q = req.query;
+  return {
+    namespace: req.info.namespace || undefined,
+    labelSelector: q.get("labelSelector") ?? undefined,
+    fieldSelector: q.get("fieldSelector") ?? undefined,
+    limit: int(q, "limit"),
+    continue: q.get("continue") ?? undefined,
+    resourceVersion: q.get("resourceVersion") ?? undefined,
+    resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
+    sendInitialEvents: BOOL(q.get("sendInitialEvents")),
+    allowWatchBookmarks: BOOL(q.get("allowWatchBookmarks")),
+  };
+}
+
+function writeOptions(req: IncomingRequest, kindName: string) {
+  const dryRun = req.query.getAll("dryRun");
+  const fieldValidation = req.query.get("fieldValidation") ?? "";
+  const errs = [];
+  if (dryRun.some((d) => d !== "All")) {
+    errs.push({ type: "FieldValueNotSupported" as const, field: "dryRun", value: dryRun, detail: 'supported values: "All"' });
+  }
+  if (!["", "Ignore", "Warn", "Strict"].includes(fieldValidation)) {
+    errs.push({
+      type: "FieldValueNotSupported" as const,
+      field: "fieldValidation",
+      value: fieldValidation,
+      detail: 'supported values: "", "Ignore", "Strict", "Warn"',
+    });
+  }
+  if (errs.length > 0) throw errors.invalid({ group: "meta.k8s.io", kind: kindName }, "", errs);
+  return { dryRun: dryRun.length > 0, fieldValidation: (fieldValidation || "Warn") as FieldValidation };
+}
+
+const SUPPORTED_BODY_TYPES = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+
+async function readObjectBody(req: IncomingRequest, kind: KindDefinition) {
+  const type = parseMediaType(req.headers.get("content-type") ?? "application/json").type;
+  if (!["application/json", "application/yaml", "text/yaml", ""].includes(type)) {
+    throw errors.unsupportedMediaType(type, SUPPORTED_BODY_TYPES);
+  }
+  const text = await req.readBody();
+  try {
+    return parseBody(text, type);
+  } catch (e) {
+    throw errors.badRequest(
+      `the object provided is unrecognized (must be of type ${kind.kind}): ${(e as Error).message} (${summary(text)})`,
+    );
+  }
+}
+
+const summary = (text: string) => (text.length === 0 ? "<empty>" : text.length <= 30 ? text : `${text.slice(0, 30)} ...`);
+
+function parseObjects(items: { value: string }[]): ObjectHeader[] {
+  return items.map((i) => JSON.parse(i.value) as ObjectHeader);
+}
+
+/** Renders one object for the negotiated format. */
+function renderObject(kind: KindDefinition, text: string, format: ResponseFormat): unknown {
+  if (!format.as) return text;
+  const obj = JSON.parse(text) as ObjectHeader;
+  if (format.as === "Table") return toTable(kind, [obj], { resourceVersion: obj.metadata.resourceVersion }, format.includeObject);
+  return { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: obj.metadata };
+}
+
+export async function handleResource(deps: ResourceDeps, req: IncomingRequest): Promise<Response> {
+  const { info, query, ctx } = req;
+  let format: ResponseFormat | undefined;
+  try {
+    format = negotiate(req.headers.get("accept") ?? undefined, query.get("includeObject") ?? undefined);
+    const kind = deps.registry.lookup(info.group, info.version, info.resource);
+    if (!kind) throw errors.notFoundPath();
+    if (info.namespace && !kind.namespaced && info.resource !== "namespaces") throw errors.notFoundPath();
+    if (info.subresource && !kind.subresources[info.subresource]) throw errors.notFoundPath();
+    if (!(kind.verbs as readonly string[]).includes(info.verb)) {
+      throw errors.methodNotSupported({ group: kind.group, resource: kind.plural }, info.verb);
+    }
+    const store = deps.storeFor(kind);
+    const pretty = BOOL(query.get("pretty")) ?? false;
+    const ok = (code: number, body: unknown) => respond(code, body, format, pretty, ctx.warnings);
+    const namespace = kind.namespaced ? info.namespace : "";
+
+    switch (info.verb) {
+      case "get": {
+        const stored = await store.get(namespace, info.name);
+        return ok(200, renderObject(kind, stored.value, format));
+      }
+      case "list": {
+        const result = await store.list(listOptions(req));
+        const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+        if (result.continue) listMeta.continue = result.continue;
+        if (result.remainingItemCount !== undefined) listMeta.remainingItemCount = result.remainingItemCount;
+        if (format.as === "Table") {
+          return ok(200, toTable(kind, parseObjects(result.items), listMeta, format.includeObject));
+        }
+        if (format.as) {
+          const items = parseObjects(result.items).map((o) => ({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: o.metadata }));
+          return ok(200, { kind: "PartialObjectMetadataList", apiVersion: "meta.k8s.io/v1", metadata: listMeta, items });
+        }
+        const head = JSON.stringify({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata: listMeta });
+        return ok(200, `${head.slice(0, -1)},"items":[${result.items.map((i) => i.value).join(",")}]}`);
+      }
+      case "watch":
+        return await watch(deps, req, kind, store, format);
+      case "create": {
+        const options = writeOptions(req, "CreateOptions");
+        const body = await readObjectBody(req, kind);
+        if (info.name) throw errors.methodNotSupported({ group: kind.group, resource: kind.plural }, "create");
+        const result = await store.create(namespace, body, ctx, options);
+        return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
+      }
+      case "update": {
+        const options = writeOptions(req, "UpdateOptions");
+        const body = await readObjectBody(req, kind);
+        const decoded = store.decode(body, ctx, options);
+        const result = await store.update(namespace, info.name, info.subresource || undefined, ctx, options, () => structuredClone(decoded));
+        return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
+      }
+      case "patch": {
+        const options = writeOptions(req, "PatchOptions");
+        const type = parseMediaType(req.headers.get("content-type") ?? "").type;
+        const apply = type === patchTypes.merge ? applyMergePatch : type === patchTypes.json ? applyJsonPatch : undefined;
+        // Strategic merge and apply patches are not served yet; say which types are.
+        if (!apply) throw errors.unsupportedMediaType(type, [patchTypes.json, patchTypes.merge]);
+        const text = await req.readBody();
+        let patch: unknown;
+        try {
+          patch = JSON.parse(text);
+        } catch {
+          throw errors.badRequest(type === patchTypes.json ? "invalid JSON patch" : "Invalid JSON Patch");
+        }
+        const result = await store.update(namespace, info.name, info.subresource || undefined, ctx, options, (current) => {
+          if (!current) throw errors.notFound({ group: kind.group, resource: kind.plural }, info.name);
+          const patched = apply(current, patch);
+          return store.decode({ value: patched }, ctx, options);
+        });
+        return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
+      }
+      case "delete": {
+        const { options, dryRun } = await deleteOptions(req);
+        const result = await store.delete(namespace, info.name, ctx, options, dryRun);
+        const body = result.body.kind === "Status" ? result.body : renderObject(kind, JSON.stringify(result.body), format);
+        return ok(result.code, body);
+      }
+      case "deletecollection": {
+        const { options, dryRun } = await deleteOptions(req);
+        return ok(200, await store.deleteCollection(listOptions(req), ctx, options, dryRun));
+      }
+    }
+  } catch (e) {
+    return respondError(e, format, ctx.warnings);
+  }
+}
+
+async function deleteOptions(req: IncomingRequest): Promise<{ options: DeleteOptions; dryRun: boolean }> {
+  const q = req.query;
+  const text = await req.readBody();
+  let body: Record<string, unknown> = {};
+  if (text.trim()) {
+    const parsed = parseBody(text, req.headers.get("content-type") ?? undefined).value;
+    if (typeof parsed !== "object" || parsed === null) throw errors.badRequest("decoded object cannot be converted to DeleteOptions");
+    body = parsed as Record<string, unknown>;
+    if (body.kind !== undefined && body.kind !== "DeleteOptions") {
+      throw errors.badRequest("decoded object cannot be converted to DeleteOptions");
+    }
+  }
+  const dryRunValues = (body.dryRun as string[] | undefined) ?? q.getAll("dryRun");
+  if (dryRunValues.some((d) => d !== "All")) {
+    throw errors.invalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", [
+      { type: "FieldValueNotSupported", field: "dryRun", value: dryRunValues, detail: 'supported values: "All"' },
+    ]);
+  }
+  const options: DeleteOptions = {
+    gracePeriodSeconds: (body.gracePeriodSeconds as number | undefined) ?? int(q, "gracePeriodSeconds"),
+    propagationPolicy: (body.propagationPolicy as string | undefined) ?? q.get("propagationPolicy") ?? undefined,
+    orphanDependents: (body.orphanDependents as boolean | undefined) ?? BOOL(q.get("orphanDependents")),
+    preconditions: body.preconditions as DeleteOptions["preconditions"],
+  };
+  return { options, dryRun: dryRunValues.length > 0 };
+}
+
+/** Streams watch events as JSON lines until the timeout, the client leaving, or an error. */
+async function watch(
+  deps: ResourceDeps,
+  req: IncomingRequest,
+  kind: KindDefinition,
+  store: ResourceStore,
+  format: ResponseFormat,
+): Promise<Response> {
+  const options = { ...listOptions(req), limit: undefined };
+  const timeoutSeconds = int(req.query, "timeoutSeconds");
+  const bookmarks = options.allowWatchBookmarks === true;
+  const encoder = new TextEncoder();
+  const line = (type: string, object: unknown) => encoder.encode(`{"type":"${type}","object":${typeof object === "string" ? object : JSON.stringify(object)}}\n`);
+  let watcher: Awaited<ReturnType<ResourceStore["watch"]>>;
+  try {
+    watcher = await store.watch(options, deps.initialEventsAnnotation);
+  } catch (e) {
+    // An expired start revision is reported inside a 200 stream, as Kubernetes does.
+    const status = (e as { status?: { code?: number } }).status;
+    if (status?.code === 410) {
+      return new Response(line("ERROR", status), { status: 200, headers: { "Content-Type": "application/json" } });
+    }
+    throw e;
+  }
+  const render = (event: WatchEvent): unknown => {
+    if (format.as === "Table" && event.type !== "BOOKMARK" && event.type !== "ERROR") {
+      const obj = JSON.parse(event.object) as ObjectHeader;
+      return toTable(kind, [obj], { resourceVersion: obj.metadata.resourceVersion }, format.includeObject);
+    }
+    return event.object;
+  };
+  const timeoutMs = (timeoutSeconds && timeoutSeconds > 0 ? timeoutSeconds : 1800 * (1 + Math.random())) * 1000;
+  let lastRevision = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const stop = () => {
+        clearTimeout(timer);
+        clearInterval(ticker);
+        watcher.close();
+      };
+      const timer = setTimeout(stop, timeoutMs);
+      // Periodic bookmarks tell the client how far the stream has progressed even without changes.
+      const ticker = setInterval(() => {
+        if (!bookmarks) return;
+        const revision = Math.max(lastRevision, store.currentRevision());
+        watcher.push({
+          type: "BOOKMARK",
+          revision,
+          object: JSON.stringify({ kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: { resourceVersion: String(revision) } }),
+        });
+      }, 60_000);
+      req.signal.addEventListener("abort", stop);
+      void (async () => {
+        try {
+          for await (const event of watcher) {
+            if (event.type === "BOOKMARK" && !bookmarks) continue;
+            lastRevision = Math.max(lastRevision, event.revision);
+            controller.enqueue(line(event.type, render(event)));
+          }
+          if (watcher.endReason) {
+            controller.enqueue(line("ERROR", errors.gone(`watch closed: ${watcher.endReason}`).status));
+          }
+        } finally {
+          stop();
+          try {
+            controller.close();
+          } catch {
+            // already closed by the client
+          }
+        }
+      })();
+    },
+    cancel() {
+      watcher.close();
+    },
+  });
+  return new Response(stream, { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-cache" } });
+}

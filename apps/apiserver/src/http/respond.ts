@@ -1,0 +1,36 @@
+// Writing responses: JSON text (objects are often already serialized by the storage), Status errors,
+// and `Warning` headers.
+import { type Status, StatusError, errors, failure } from "@orch/machinery";
+import { type ResponseFormat, JSON_TYPE, serialize } from "./negotiation.js";
+
+export function warningHeader(message: string): string {
+  return `299 - ${JSON.stringify(message)}`;
+}
+
+export function respond(
+  status: number,
+  body: unknown,
+  format: ResponseFormat = { type: JSON_TYPE },
+  pretty = false,
+  warnings: readonly string[] = [],
+): Response {
+  const headers = new Headers({ "Content-Type": format.type });
+  for (const w of new Set(warnings)) headers.append("Warning", warningHeader(w));
+  const text = typeof body === "string" && format.type === JSON_TYPE && !pretty ? body : serialize(typeof body === "string" ? JSON.parse(body) : body, format, pretty);
+  return new Response(text, { status, headers });
+}
+
+export function statusOf(e: unknown): Status {
+  if (e instanceof StatusError) return e.status;
+  console.error("internal error:", e);
+  return errors.internal(e instanceof Error ? e.message : String(e)).status;
+}
+
+export function respondError(e: unknown, format?: ResponseFormat, warnings: readonly string[] = []): Response {
+  const status = statusOf(e);
+  const response = respond(status.code, status, format ?? { type: JSON_TYPE }, false, warnings);
+  if (status.details?.retryAfterSeconds) response.headers.set("Retry-After", String(status.details.retryAfterSeconds));
+  return response;
+}
+
+export { failure };

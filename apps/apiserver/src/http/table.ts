@@ -1,0 +1,73 @@
+// Server-side printing (meta.k8s.io/v1 Table), which `kubectl get` asks for.
+import type { ObjectHeader } from "@orch/api";
+import type { KindDefinition } from "@orch/registry";
+
+/** Kubernetes' HumanDuration: `45s`, `5m12s`, `3h4m`, `2d5h`, `87d`, `3y`. */
+export function humanDuration(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  if (s < 120) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 10) return s % 60 === 0 ? `${m}m` : `${m}m${s % 60}s`;
+  if (m < 180) return `${m}m`;
+  const h = Math.floor(m / 60);
+  if (h < 8) return m % 60 === 0 ? `${h}h` : `${h}h${m % 60}m`;
+  if (h < 48) return `${h}h`;
+  const d = Math.floor(h / 24);
+  if (h < 24 * 8) return h % 24 === 0 ? `${d}d` : `${d}d${h % 24}h`;
+  if (d < 365 * 2) return `${d}d`;
+  const y = Math.floor(d / 365);
+  if (d < 365 * 8) return d % 365 === 0 ? `${y}y` : `${y}y${d % 365}d`;
+  return `${y}y`;
+}
+
+export const age = (obj: ObjectHeader): string => {
+  const created = obj.metadata.creationTimestamp;
+  return created ? humanDuration(Date.now() - Date.parse(created)) : "<unknown>";
+};
+
+function columnDefinitions(kind: KindDefinition) {
+  return [
+    { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
+    ...kind.printerColumns.map((c) => ({
+      name: c.name,
+      type: c.type === "date" ? "string" : c.type,
+      format: c.format ?? "",
+      description: c.description ?? "",
+      priority: c.priority ?? 0,
+    })),
+  ];
+}
+
+function cell(value: unknown, type: string): unknown {
+  if (value === undefined || value === null) return type === "date" ? "<unknown>" : "<none>";
+  if (type === "date" && typeof value === "string") return humanDuration(Date.now() - Date.parse(value));
+  if (Array.isArray(value)) return value.join(",");
+  if (typeof value === "object") return JSON.stringify(value);
+  return value;
+}
+
+function row(kind: KindDefinition, obj: ObjectHeader, includeObject: string) {
+  const cells = [obj.metadata.name, ...kind.printerColumns.map((c) => cell(c.value(obj), c.type))];
+  const out: Record<string, unknown> = { cells };
+  if (includeObject === "Object") out.object = obj;
+  else if (includeObject !== "None") {
+    out.object = { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: obj.metadata };
+  }
+  return out;
+}
+
+export function toTable(
+  kind: KindDefinition,
+  objects: ObjectHeader[],
+  listMeta: Record<string, unknown>,
+  includeObject = "Metadata",
+  withColumns = true,
+) {
+  return {
+    kind: "Table",
+    apiVersion: "meta.k8s.io/v1",
+    metadata: listMeta,
+    ...(withColumns ? { columnDefinitions: columnDefinitions(kind) } : { columnDefinitions: null }),
+    rows: objects.map((o) => row(kind, o, includeObject)),
+  };
+}

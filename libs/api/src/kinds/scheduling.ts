@@ -1,0 +1,15 @@
+// scheduling.{api_domain}/v1 kinds orch serves: PriorityClass.
+// Mirrors k8s.io/api/scheduling/v1/types.go; defaults from pkg/apis/scheduling/v1/defaults.go.
+import * as v from "valibot";
+import { objectOf } from "../meta.js";
+import { bool, int32, opt, str } from "../schema.js";
+import { listOf } from "./meta-list.js";
+
+export const PriorityClass = objectOf({
+  value: int32(),
+  globalDefault: opt(bool()),
+  description: opt(str()),
+  preemptionPolicy: opt(str(), "PreemptLowerPriority"),
+});
+export type PriorityClass = v.InferOutput<typeof PriorityClass>;
+export const PriorityClassList = listOf(PriorityClass);

@@ -1,0 +1,53 @@
+// The naming profile: every group, signer, annotation and schema-extension name comes from here,
+// so the same server speaks either orch's neutral names or Kubernetes' own.
+
+export type ProfileName = "orch" | "kubernetes";
+
+export interface NamingProfile {
+  name: ProfileName;
+  /** `orch.io` or `k8s.io`: suffix of API groups. */
+  apiDomain: string;
+  /** `orch.io` or `kubernetes.io`: prefix of signer names and well-known annotations/labels. */
+  wellKnownDomain: string;
+  /** `x-orch` or `x-kubernetes`: prefix of OpenAPI schema extensions. */
+  extensionPrefix: "x-orch" | "x-kubernetes";
+  group(prefix: string): string;
+  signers: { apiserverClient: string; apiserverClientNodeAgent: string; nodeAgentServing: string };
+  annotations: { enforceMountableSecrets: string; initialEventsEnd: string };
+}
+
+export function namingProfile(name: ProfileName = "orch"): NamingProfile {
+  const orch = name === "orch";
+  const apiDomain = orch ? "orch.io" : "k8s.io";
+  const wellKnownDomain = orch ? "orch.io" : "kubernetes.io";
+  return {
+    name,
+    apiDomain,
+    wellKnownDomain,
+    extensionPrefix: orch ? "x-orch" : "x-kubernetes",
+    group: (prefix) => `${prefix}.${apiDomain}`,
+    signers: orch
+      ? {
+          apiserverClient: `${wellKnownDomain}/orch-apiserver-client`,
+          apiserverClientNodeAgent: `${wellKnownDomain}/orch-apiserver-client-orchlet`,
+          nodeAgentServing: `${wellKnownDomain}/orchlet-serving`,
+        }
+      : {
+          apiserverClient: `${wellKnownDomain}/kube-apiserver-client`,
+          apiserverClientNodeAgent: `${wellKnownDomain}/kube-apiserver-client-kubelet`,
+          nodeAgentServing: `${wellKnownDomain}/kubelet-serving`,
+        },
+    annotations: {
+      enforceMountableSecrets: `${wellKnownDomain}/enforce-mountable-secrets`,
+      initialEventsEnd: `${apiDomain}/initial-events-end`,
+    },
+  };
+}
+
+export function profileFromEnv(env: NodeJS.ProcessEnv = process.env): NamingProfile {
+  const name = env.ORCH_PROFILE ?? "orch";
+  if (name !== "orch" && name !== "kubernetes") {
+    throw new Error(`ORCH_PROFILE must be "orch" or "kubernetes", not ${JSON.stringify(name)}`);
+  }
+  return namingProfile(name);
+}

@@ -1,0 +1,2 @@
+export * from "./subjects.js";
+export * from "./relay.js";

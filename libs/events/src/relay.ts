@@ -1,0 +1,114 @@
+// The outbox relay: the revision log in the database is the outbox; this publishes each committed
+// revision to JetStream in order, with the revision as message id so a re-publish after a crash is
+// dropped by the stream's duplicate window, and advances the published watermark after the acks.
+import type { Change, Storage } from "@orch/storage";
+import { type JetStreamClient, type NatsConnection, RetentionPolicy, StorageType, connect, headers } from "nats";
+import { EVENTS_PREFIX, subjectForChange } from "./subjects.js";
+
+export const EVENTS_STREAM = "ORCH_EVENTS";
+export const REVISION_HEADER = "Orch-Revision";
+
+export interface EventEnvelope {
+  type: "ADDED" | "MODIFIED" | "DELETED";
+  revision: number;
+  object: unknown;
+}
+
+export interface RelayOptions {
+  /** Messages kept in the stream (oldest dropped first). */
+  maxMessages?: number;
+  /** How long messages are kept, in milliseconds. */
+  maxAgeMs?: number;
+}
+
+const BATCH = 500;
+
+export function envelopeText(change: Change): string {
+  return `{"type":"${change.type}","revision":${change.revision},"object":${change.value}}`;
+}
+
+export class EventRelay {
+  private draining: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private readonly unsubscribe: () => void;
+  private readonly timer: NodeJS.Timeout;
+
+  private constructor(
+    private readonly storage: Storage,
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+  ) {
+    this.unsubscribe = storage.onCommit(() => this.kick());
+    // Also retry on a timer: NATS may have been away when the last commit happened.
+    this.timer = setInterval(() => this.kick(), 1000);
+    this.timer.unref();
+    this.kick();
+  }
+
+  static async start(storage: Storage, url: string, options: RelayOptions = {}): Promise<EventRelay> {
+    const nc = await connect({ servers: url, name: "orch-apiserver-relay", maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+    const jsm = await nc.jetstreamManager();
+    const config = {
+      name: EVENTS_STREAM,
+      subjects: [`${EVENTS_PREFIX}.>`],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_msgs: options.maxMessages ?? 1_000_000,
+      max_age: (options.maxAgeMs ?? 24 * 3600 * 1000) * 1_000_000,
+      duplicate_window: 120 * 1_000_000_000,
+    };
+    try {
+      await jsm.streams.info(EVENTS_STREAM);
+      await jsm.streams.update(EVENTS_STREAM, config);
+    } catch {
+      await jsm.streams.add(config);
+    }
+    return new EventRelay(storage, nc, nc.jetstream());
+  }
+
+  private kick(): void {
+    if (this.stopped) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = this.drain()
+      .catch(() => {
+        // NATS unavailable: the backlog stays in the log and is retried by the timer.
+      })
+      .finally(() => {
+        this.draining = undefined;
+        if (this.again) {
+          this.again = false;
+          this.kick();
+        }
+      });
+  }
+
+  private async drain(): Promise<void> {
+    for (;;) {
+      const after = await this.storage.publishedRevision();
+      const batch = await this.storage.changes(after, BATCH);
+      if (batch.length === 0) return;
+      // Publishes are pipelined on one connection, which keeps them in order.
+      await Promise.all(
+        batch.map((change) => {
+          const h = headers();
+          h.set(REVISION_HEADER, String(change.revision));
+          return this.js.publish(subjectForChange(change), envelopeText(change), { msgID: String(change.revision), headers: h });
+        }),
+      );
+      await this.storage.markPublished(batch[batch.length - 1]!.revision);
+      if (batch.length < BATCH || this.stopped) return;
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe();
+    clearInterval(this.timer);
+    await this.draining;
+    await this.nc.drain().catch(() => undefined);
+  }
+}

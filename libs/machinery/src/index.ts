@@ -1,0 +1,12 @@
+export * from "./errors.js";
+export * from "./field.js";
+export * from "./patch.js";
+export * from "./time.js";
+export * from "./equal.js";
+export * from "./labels.js";
+export * from "./fields.js";
+export * from "./names.js";
+export * from "./objectmeta.js";
+export * from "./json-duplicates.js";
+export * from "./generate-name.js";
+export { SelectorError } from "./selector-error.js";

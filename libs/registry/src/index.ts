@@ -1,0 +1,6 @@
+export * from "./kind.js";
+export * from "./registry.js";
+export * from "./store.js";
+export * from "./watch.js";
+export type { ListOptions } from "./list-options.js";
+export { builtinKinds } from "./kinds/index.js";

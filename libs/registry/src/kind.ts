@@ -1,0 +1,94 @@
+// A kind is a declaration plus a small strategy. The generic store (store.ts) does everything else;
+// no kind has request-path code of its own.
+import type { AnySchema, NamingProfile, ObjectHeader } from "@orch/api";
+import type { FieldError } from "@orch/machinery";
+
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+/** What a strategy may know about the request it is serving. */
+export interface RequestContext {
+  user: UserInfo;
+  profile: NamingProfile;
+  /** Warnings to send back as `Warning` headers. */
+  warnings: string[];
+}
+
+/** The hooks of one endpoint (the main resource or a subresource such as `status`). */
+export interface Strategy {
+  /** Normalises a new object before validation (e.g. clears status, fills server-set fields). */
+  prepareForCreate?(obj: ObjectHeader, ctx: RequestContext): void;
+  /** Normalises an update: copy back what this endpoint may not change. */
+  prepareForUpdate?(obj: ObjectHeader, old: ObjectHeader, ctx: RequestContext): void;
+  validate?(obj: ObjectHeader, ctx: RequestContext): FieldError[];
+  validateUpdate?(obj: ObjectHeader, old: ObjectHeader, ctx: RequestContext): FieldError[];
+  warnings?(obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext): string[];
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: "string" | "integer" | "number" | "boolean" | "date";
+  /** Extracts the cell; `jsonPath` columns of custom resources compile to this. */
+  value: (obj: ObjectHeader) => unknown;
+  description?: string;
+  format?: string;
+  priority?: number;
+}
+
+/** How `/scale` maps onto the object (custom resources declare paths; built-ins use spec.replicas). */
+export interface ScaleMapping {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
+
+export interface KindDefinition {
+  group: string;
+  version: string;
+  kind: string;
+  listKind: string;
+  plural: string;
+  singular: string;
+  shortNames: readonly string[];
+  categories: readonly string[];
+  namespaced: boolean;
+  /** Decodes bodies: type checks, pruning, static defaults. */
+  schema: AnySchema;
+  /** Defaults that depend on other fields, applied after decoding. */
+  defaults?: (obj: ObjectHeader) => void;
+  /** The main endpoint's strategy. */
+  strategy: Strategy;
+  /** Subresources served by the same store with another strategy (`status`, `approval`). */
+  subresources: Readonly<Record<string, Strategy>>;
+  scale?: ScaleMapping;
+  /** Field selectors beyond metadata.name and metadata.namespace. */
+  selectableFields: Readonly<Record<string, (obj: ObjectHeader) => string | undefined>>;
+  printerColumns: readonly PrinterColumn[];
+  verbs: readonly Verb[];
+  /** Validates `metadata.name`; returns Kubernetes' messages (DNS subdomain by default). */
+  validateName?: (name: string) => string[];
+  /** Delete answers with the deleted object instead of a Status (Kubernetes' ReturnDeletedObject). */
+  deleteReturnsObject?: boolean;
+  /** PUT to a missing object creates it. */
+  allowCreateOnUpdate?: boolean;
+  /** Finalizers kept outside metadata (a Namespace's `spec.finalizers`); they also hold deletion back. */
+  specFinalizers?: (obj: ObjectHeader) => readonly string[];
+  /** Marks an object whose deletion waits for finalizers (a Namespace enters Terminating). */
+  prepareForDelete?: (obj: ObjectHeader) => void;
+}
+
+/** `<group>/<plural>` (`core/<plural>` for the core group): the storage resource of a kind. */
+export const storageResource = (k: Pick<KindDefinition, "group" | "plural">): string =>
+  `${k.group || "core"}/${k.plural}`;
+
+export const apiVersionOf = (k: Pick<KindDefinition, "group" | "version">): string =>
+  k.group ? `${k.group}/${k.version}` : k.version;
+
+/** Builds a kind's full declaration for a profile. */
+export type KindFactory = (profile: NamingProfile) => KindDefinition;

@@ -1,0 +1,90 @@
+// Shared pieces for declaring kinds: defaults for the declaration and the usual status subresource.
+import type { ObjectHeader } from "@orch/api";
+import type { KindDefinition, PrinterColumn, Strategy, Verb } from "../kind.js";
+
+export const ALL_VERBS: readonly Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+
+type Required = "group" | "version" | "kind" | "plural" | "namespaced" | "schema";
+export type KindSpec = Pick<KindDefinition, Required> & Partial<Omit<KindDefinition, Required>>;
+
+export function defineKind(spec: KindSpec): KindDefinition {
+  return {
+    listKind: `${spec.kind}List`,
+    singular: spec.kind.toLowerCase(),
+    shortNames: [],
+    categories: [],
+    strategy: {},
+    subresources: {},
+    selectableFields: {},
+    printerColumns: [AGE],
+    verbs: ALL_VERBS,
+    ...spec,
+  };
+}
+
+export const AGE: PrinterColumn = {
+  name: "Age",
+  type: "date",
+  value: (o) => o.metadata.creationTimestamp,
+  description:
+    "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.",
+};
+
+/** Reads a dotted path (`status.readyReplicas`) from an object. */
+export function at(obj: unknown, path: string): unknown {
+  let cur: unknown = obj;
+  for (const part of path.split(".")) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+export const column = (
+  name: string,
+  type: PrinterColumn["type"],
+  value: (o: ObjectHeader) => unknown,
+  priority = 0,
+): PrinterColumn => ({ name, type, value, priority });
+
+/**
+ * The main endpoint of a kind with a `status` subresource ignores status (create starts without
+ * one); `/status` changes nothing but status (and managedFields).
+ */
+export function statusSubresource(main: Strategy = {}, initialStatus?: (o: ObjectHeader) => unknown) {
+  const mainStrategy: Strategy = {
+    ...main,
+    prepareForCreate(obj, ctx) {
+      if (initialStatus) obj.status = initialStatus(obj);
+      else delete obj.status;
+      main.prepareForCreate?.(obj, ctx);
+    },
+    prepareForUpdate(obj, old, ctx) {
+      if (old.status === undefined) delete obj.status;
+      else obj.status = old.status;
+      main.prepareForUpdate?.(obj, old, ctx);
+    },
+  };
+  const status: Strategy = {
+    prepareForUpdate(obj, old) {
+      const status = obj.status;
+      const managedFields = obj.metadata.managedFields;
+      const resourceVersion = obj.metadata.resourceVersion;
+      for (const key of Object.keys(obj)) delete obj[key];
+      Object.assign(obj, structuredClone(old));
+      if (status === undefined) delete obj.status;
+      else obj.status = status;
+      obj.metadata.resourceVersion = resourceVersion;
+      if (managedFields) obj.metadata.managedFields = managedFields;
+    },
+  };
+  return { strategy: mainStrategy, status };
+}
+
+/** `a/b` from `spec.replicas` and `status.readyReplicas` for the READY column. */
+export const readyOf = (o: ObjectHeader) => `${at(o, "status.readyReplicas") ?? 0}/${at(o, "spec.replicas") ?? 0}`;
+
+export const containerNames = (o: ObjectHeader) =>
+  ((at(o, "spec.template.spec.containers") as { name?: string }[] | undefined) ?? []).map((c) => c.name).join(",");
+export const containerImages = (o: ObjectHeader) =>
+  ((at(o, "spec.template.spec.containers") as { image?: string }[] | undefined) ?? []).map((c) => c.image).join(",");

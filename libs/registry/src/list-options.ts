@@ -1,0 +1,146 @@
+// List and watch options, validated and turned into a plan as Kubernetes' apiserver interprets them
+// (resourceVersion semantics, continue tokens, selectors).
+import type { ObjectHeader } from "@orch/api";
+import { type FieldError, type StatusError, errors, fieldError } from "@orch/machinery";
+import type { CompactedError, Position } from "@orch/storage";
+import type { KindDefinition } from "./kind.js";
+import { compileFieldSelector, compileLabelSelector } from "./selectors.js";
+
+export interface ListOptions {
+  namespace?: string;
+  labelSelector?: string;
+  fieldSelector?: string;
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: string;
+  sendInitialEvents?: boolean;
+  allowWatchBookmarks?: boolean;
+}
+
+export interface ListPlan {
+  namespace?: string;
+  filter?: (obj: ObjectHeader) => boolean;
+  limit?: number;
+  after?: Position;
+  /** Read at exactly this revision (continue token, resourceVersionMatch=Exact). */
+  exactRevision?: number;
+  /** Wait until at least this revision is committed (resourceVersion=N, NotOlderThan). */
+  minRevision?: number;
+  /** Watch: deliver changes after this revision. */
+  startRevision?: number;
+  /** Watch: send the current state as ADDED events first. */
+  initialEvents: boolean;
+  encodeContinue(revision: number, after: Position): string;
+  expired(e: CompactedError): StatusError;
+}
+
+interface ContinueToken {
+  v: string;
+  rv: number;
+  start: string;
+}
+
+const CONTINUE_EXPIRED =
+  "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
+
+function encodeContinue(revision: number, after: Position): string {
+  const start = `${after.namespace ? `${after.namespace}/` : ""}${after.name}\u0000`;
+  const token: ContinueToken = { v: "meta.k8s.io/v1", rv: revision, start };
+  return Buffer.from(JSON.stringify(token)).toString("base64url");
+}
+
+function decodeContinue(text: string): { revision: number; after: Position } {
+  try {
+    const token = JSON.parse(Buffer.from(text, "base64url").toString()) as ContinueToken;
+    if (token.v !== "meta.k8s.io/v1" || !Number.isInteger(token.rv) || typeof token.start !== "string") throw 0;
+    const key = token.start.replace(/\u0000$/, "");
+    const slash = key.indexOf("/");
+    const after = slash < 0 ? { namespace: "", name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+    return { revision: token.rv, after };
+  } catch {
+    throw errors.badRequest(`continue key is not valid: ${text}`);
+  }
+}
+
+function parseRevision(text: string, errs: FieldError[]): number | undefined {
+  if (!/^\d+$/.test(text)) {
+    errs.push(fieldError.invalid("resourceVersion", text, "must be a non-negative integer"));
+    return undefined;
+  }
+  return Number(text);
+}
+
+export function planList(kind: KindDefinition, o: ListOptions, watch: boolean): ListPlan {
+  const errs: FieldError[] = [];
+  const rv = o.resourceVersion ?? "";
+  const match = o.resourceVersionMatch ?? "";
+  if (match && match !== "NotOlderThan" && match !== "Exact") {
+    errs.push(fieldError.notSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan"]));
+  }
+  if (match && !rv) {
+    errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+  }
+  if (match === "Exact" && rv === "0") {
+    errs.push(fieldError.forbidden("resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+  }
+  if (o.continue && match) {
+    errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+  }
+  if (o.sendInitialEvents !== undefined) {
+    if (!watch) errs.push(fieldError.forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
+    else {
+      if (match !== "NotOlderThan") {
+        errs.push(fieldError.forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+      }
+      if (!o.allowWatchBookmarks) {
+        errs.push(fieldError.forbidden("allowWatchBookmarks", "sendInitialEvents requires setting allowWatchBookmarks to true"));
+      }
+    }
+  } else if (watch && match) {
+    errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch"));
+  }
+  if (o.limit !== undefined && (!Number.isInteger(o.limit) || o.limit < 0)) {
+    errs.push(fieldError.invalid("limit", o.limit, "must be a non-negative integer"));
+  }
+  const revision = rv && rv !== "0" ? parseRevision(rv, errs) : undefined;
+  if (errs.length > 0) throw errors.invalid({ group: "meta.k8s.io", kind: "ListOptions" }, "", errs);
+
+  const labels = compileLabelSelector(o.labelSelector);
+  const fields = compileFieldSelector(kind, o.fieldSelector);
+  const filter =
+    labels || fields ? (obj: ObjectHeader) => (!labels || labels(obj)) && (!fields || fields(obj)) : undefined;
+
+  const plan: ListPlan = {
+    namespace: kind.namespaced ? o.namespace : undefined,
+    filter,
+    limit: watch ? undefined : o.limit || undefined,
+    initialEvents: false,
+    encodeContinue,
+    expired: (e) =>
+      o.continue && !watch
+        ? errors.gone(CONTINUE_EXPIRED)
+        : errors.gone(`too old resource version: ${e.requested} (${e.compacted})`),
+  };
+  if (o.continue && !watch) {
+    if (rv && rv !== "0") throw errors.badRequest("specifying resource version is not allowed when using continue");
+    const token = decodeContinue(o.continue);
+    plan.exactRevision = token.revision;
+    plan.after = token.after;
+    return plan;
+  }
+  if (watch) {
+    // Unset or "0": the current state first (synthetic ADDED events), unless the client opts out.
+    plan.initialEvents = revision === undefined ? o.sendInitialEvents !== false : o.sendInitialEvents === true;
+    if (revision !== undefined) {
+      if (plan.initialEvents) plan.minRevision = revision;
+      else plan.startRevision = revision;
+    }
+    return plan;
+  }
+  if (revision !== undefined) {
+    if (match === "Exact") plan.exactRevision = revision;
+    plan.minRevision = revision;
+  }
+  return plan;
+}

@@ -1,0 +1,532 @@
+// The one generic store. Every kind, built-in or custom, is served by this code with its own
+// declaration and strategy plugged in, in Kubernetes' fixed order:
+// decode → system metadata → prepare → validate → warnings → generation → persist.
+import { type ObjectHeader, decodeWith, pruneUnknown } from "@orch/api";
+import {
+  type FieldError,
+  StatusError,
+  errors,
+  failure,
+  fieldError,
+  qualifiedKind,
+  jsonEqual,
+  rfc3339,
+  success,
+  type Status,
+} from "@orch/machinery";
+import {
+  type Change,
+  CompactedError,
+  KeyExistsError,
+  KeyNotFoundError,
+  type ObjectKey,
+  RevisionConflictError,
+  type Storage,
+  type StoredObject,
+} from "@orch/storage";
+import { randomUUID } from "node:crypto";
+import { type KindDefinition, type RequestContext, type Strategy, apiVersionOf, storageResource } from "./kind.js";
+import { validateMetaForCreate, validateMetaForUpdate } from "./meta-validation.js";
+import { type ListOptions, type ListPlan, planList } from "./list-options.js";
+import type { WatchEvent, WatchHub, Watcher } from "./watch.js";
+
+export type FieldValidation = "Ignore" | "Warn" | "Strict";
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  fieldValidation?: FieldValidation;
+}
+
+/** A parsed request body, with the duplicate keys its JSON/YAML text had. */
+export interface Body {
+  value: unknown;
+  duplicates?: readonly string[];
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+  orphanDependents?: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export interface WriteResult {
+  object: ObjectHeader;
+  /** 201 for a create, 200 otherwise. */
+  code: 200 | 201;
+}
+
+export type DeleteResult = { code: 200 | 202; body: ObjectHeader | Status };
+
+export interface ListResponse {
+  items: StoredObject[];
+  resourceVersion: string;
+  continue?: string;
+  remainingItemCount?: number;
+}
+
+export interface WatchRequest extends ListOptions {
+  allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
+}
+
+export interface StoreDeps {
+  storage: Storage;
+  hub: WatchHub;
+}
+
+const NAMESPACES: ObjectKey = { resource: "core/namespaces", namespace: "", name: "" };
+/** How often a conflicting write is retried when the caller did not ask for a precondition. */
+const MAX_RETRIES = 8;
+
+const parse = (s: StoredObject): ObjectHeader => JSON.parse(s.value) as ObjectHeader;
+const clone = <T>(x: T): T => structuredClone(x);
+
+/** Everything that is neither type nor object metadata nor status: changes here bump generation. */
+function specEqual(a: ObjectHeader, b: ObjectHeader): boolean {
+  const strip = (o: ObjectHeader) => {
+    const { apiVersion: _a, kind: _k, metadata: _m, status: _s, ...rest } = o;
+    return rest;
+  };
+  return jsonEqual(strip(a), strip(b));
+}
+
+/** Equal apart from resourceVersion: such an update is a no-op, as in Kubernetes. */
+function sameObject(a: ObjectHeader, b: ObjectHeader): boolean {
+  const strip = (o: ObjectHeader) => ({ ...o, metadata: { ...o.metadata, resourceVersion: undefined } });
+  return jsonEqual(strip(a), strip(b));
+}
+
+export class ResourceStore {
+  constructor(
+    readonly kind: KindDefinition,
+    private readonly deps: StoreDeps,
+  ) {}
+
+  private get gr() {
+    return { group: this.kind.group, resource: this.kind.plural };
+  }
+  private get gk() {
+    return { group: this.kind.group, kind: this.kind.kind };
+  }
+
+  key(namespace: string, name: string): ObjectKey {
+    return { resource: storageResource(this.kind), namespace: this.kind.namespaced ? namespace : "", name };
+  }
+
+  /** The newest committed revision this process has seen. */
+  currentRevision(): number {
+    return this.deps.hub.revision;
+  }
+
+  // ---- reads ----------------------------------------------------------------------------------
+
+  async get(namespace: string, name: string): Promise<StoredObject> {
+    const found = await this.deps.storage.get(this.key(namespace, name));
+    if (!found) throw errors.notFound(this.gr, name);
+    return found;
+  }
+
+  async list(options: ListOptions): Promise<ListResponse> {
+    const plan = planList(this.kind, options, false);
+    return this.runList(plan);
+  }
+
+  private async runList(plan: ListPlan): Promise<ListResponse> {
+    const current = this.deps.hub.revision;
+    if (plan.minRevision !== undefined && plan.minRevision > current) {
+      await this.waitForRevision(plan.minRevision);
+    }
+    try {
+      const result = await this.deps.storage.list({
+        resource: storageResource(this.kind),
+        namespace: plan.namespace,
+        after: plan.after,
+        revision: plan.exactRevision,
+        limit: plan.limit,
+        filter: plan.filter && ((o) => plan.filter!(parse(o))),
+      });
+      const response: ListResponse = { items: result.items, resourceVersion: String(result.revision) };
+      if (result.continueAfter) {
+        response.continue = plan.encodeContinue(result.revision, result.continueAfter);
+        if (result.remaining !== undefined) response.remainingItemCount = result.remaining;
+      }
+      return response;
+    } catch (e) {
+      if (e instanceof CompactedError) throw plan.expired(e);
+      throw e;
+    }
+  }
+
+  /** A resourceVersion newer than what is committed: wait briefly, as Kubernetes does, then 504. */
+  private async waitForRevision(revision: number): Promise<void> {
+    const deadline = Date.now() + 3000;
+    while (this.deps.hub.revision < revision) {
+      if (Date.now() > deadline) {
+        throw errors.timeout(
+          `Too large resource version: ${revision}, current: ${this.deps.hub.revision}`,
+          1,
+          "ResourceVersionTooLarge",
+        );
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  async watch(request: WatchRequest, profileAnnotation: string): Promise<Watcher> {
+    const plan = planList(this.kind, request, true);
+    const apiVersion = apiVersionOf(this.kind);
+    const matches = plan.filter;
+    const hub = this.deps.hub;
+    const filter = (change: Change): WatchEvent | undefined => {
+      if (plan.namespace !== undefined && change.namespace !== plan.namespace) return undefined;
+      if (!matches) return { type: change.type, object: change.value, revision: change.revision };
+      const now = change.type !== "DELETED" && matches(JSON.parse(change.value) as ObjectHeader);
+      const before = change.prevValue !== undefined && matches(JSON.parse(change.prevValue) as ObjectHeader);
+      if (change.type === "DELETED") {
+        return before ? { type: "DELETED", object: change.value, revision: change.revision } : undefined;
+      }
+      if (now) return { type: before ? "MODIFIED" : "ADDED", object: change.value, revision: change.revision };
+      if (!before) return undefined;
+      // Leaving the selection looks like a deletion: the previous content at the new revision.
+      const prev = JSON.parse(change.prevValue!) as ObjectHeader;
+      prev.metadata.resourceVersion = String(change.revision);
+      return { type: "DELETED", object: JSON.stringify(prev), revision: change.revision };
+    };
+
+    if (!plan.initialEvents) {
+      const after = plan.startRevision ?? hub.revision;
+      if (plan.minRevision !== undefined && plan.minRevision > hub.revision) await this.waitForRevision(plan.minRevision);
+      try {
+        return await hub.watch({ resource: storageResource(this.kind), after, filter });
+      } catch (e) {
+        if (e instanceof CompactedError) throw plan.expired(e);
+        throw e;
+      }
+    }
+    // Current state first (as ADDED), then changes after the revision that state was read at.
+    const snapshot = await this.runList({ ...plan, limit: undefined, after: undefined });
+    const revision = Number(snapshot.resourceVersion);
+    const watcher = await hub.watch({ resource: storageResource(this.kind), after: revision, filter });
+    const initial: WatchEvent[] = snapshot.items.map((o) => ({ type: "ADDED", object: o.value, revision: o.revision }));
+    if (request.sendInitialEvents) {
+      const bookmark = {
+        kind: this.kind.kind,
+        apiVersion,
+        metadata: { resourceVersion: String(revision), annotations: { [profileAnnotation]: "true" } },
+      };
+      initial.push({ type: "BOOKMARK", object: JSON.stringify(bookmark), revision });
+    }
+    watcher.prepend(initial);
+    return watcher;
+  }
+
+  // ---- decoding -------------------------------------------------------------------------------
+
+  /** Body → object of this kind: apiVersion/kind checks, unknown/duplicate fields, types, defaults. */
+  decode(body: Body, ctx: RequestContext, options: WriteOptions): ObjectHeader {
+    const value = body.value;
+    const expected = apiVersionOf(this.kind);
+    const target = this.kind.kind;
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw errors.badRequest(
+        `the object provided is unrecognized (must be of type ${target}): couldn't get version/kind; json parse error: expected an object`,
+      );
+    }
+    const raw = value as Record<string, unknown>;
+    // Built-in endpoints default a missing apiVersion/kind from the URL, as Kubernetes does.
+    const kind = raw.kind === undefined || raw.kind === "" ? target : String(raw.kind);
+    const version = raw.apiVersion === undefined || raw.apiVersion === "" ? expected : String(raw.apiVersion);
+    if (version !== expected) {
+      throw errors.badRequest(
+        `the API version in the data (${version}) does not match the expected API version (${expected})`,
+      );
+    }
+    const cannot = (why: string) =>
+      errors.badRequest(`${kind} in version "${this.kind.version}" cannot be handled as a ${target}: ${why}`);
+    if (kind !== target) throw cannot(`no conversion from ${kind} to ${target}`);
+    const unknown: string[] = [];
+    pruneUnknown(this.kind.schema, raw, unknown);
+    const problems = [
+      ...unknown.map((f) => `unknown field "${f}"`),
+      ...(body.duplicates ?? []).map((f) => `duplicate field "${f}"`),
+    ];
+    const mode = options.fieldValidation ?? "Warn";
+    if (problems.length > 0 && mode === "Strict") throw cannot(`strict decoding error: ${problems.join(", ")}`);
+    if (mode === "Warn") ctx.warnings.push(...problems);
+    const decoded = decodeWith(this.kind.schema, raw);
+    if (!decoded.ok) {
+      throw cannot(decoded.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "));
+    }
+    const obj = decoded.value as ObjectHeader;
+    obj.apiVersion = expected;
+    obj.kind = this.kind.kind;
+    this.kind.defaults?.(obj);
+    return obj;
+  }
+
+  /** What still holds an object's deletion back. */
+  private pendingFinalizers(obj: ObjectHeader): readonly string[] {
+    return [...(obj.metadata.finalizers ?? []), ...(this.kind.specFinalizers?.(obj) ?? [])];
+  }
+
+  // ---- writes ---------------------------------------------------------------------------------
+
+  private invalid(name: string, errs: FieldError[]): never {
+    throw errors.invalid(this.gk, name, errs);
+  }
+
+  private async checkNamespace(namespace: string): Promise<void> {
+    if (!this.kind.namespaced) return;
+    const ns = await this.deps.storage.get({ ...NAMESPACES, name: namespace });
+    if (!ns) throw errors.notFound({ group: "", resource: "namespaces" }, namespace);
+    const phase = (JSON.parse(ns.value) as { status?: { phase?: string } }).status?.phase;
+    if (phase === "Terminating") {
+      throw new StatusError({
+        ...errors.forbidden(
+          this.gr,
+          "",
+          `unable to create new content in namespace ${namespace} because it is being terminated`,
+        ).status,
+        details: {
+          name: "",
+          group: this.kind.group,
+          kind: this.kind.plural,
+          causes: [
+            {
+              reason: "NamespaceTerminating",
+              message: `namespace ${namespace} is being terminated`,
+              field: "metadata.namespace",
+            },
+          ],
+        },
+      });
+    }
+  }
+
+  /** The namespace in the path wins; a different one in the body is a client error. */
+  private placeInNamespace(obj: ObjectHeader, namespace: string): void {
+    const meta = obj.metadata;
+    if (!this.kind.namespaced) {
+      delete meta.namespace;
+      return;
+    }
+    if (meta.namespace && meta.namespace !== namespace) {
+      throw errors.badRequest("the namespace of the provided object does not match the namespace sent on the request");
+    }
+    meta.namespace = namespace;
+  }
+
+  private validate(strategy: Strategy, obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext) {
+    const errs = old
+      ? [...validateMetaForUpdate(this.kind, obj.metadata, old.metadata), ...(strategy.validateUpdate?.(obj, old, ctx) ?? [])]
+      : [...validateMetaForCreate(this.kind, obj.metadata), ...(strategy.validate?.(obj, ctx) ?? [])];
+    if (errs.length > 0) this.invalid(obj.metadata.name ?? "", errs);
+    const warnings = strategy.warnings?.(obj, old, ctx);
+    if (warnings) ctx.warnings.push(...warnings);
+  }
+
+  async create(namespace: string, body: Body, ctx: RequestContext, options: WriteOptions): Promise<WriteResult> {
+    const obj = this.decode(body, ctx, options);
+    return this.createObject(namespace, obj, ctx, options);
+  }
+
+  async createObject(
+    namespace: string,
+    obj: ObjectHeader,
+    ctx: RequestContext,
+    options: WriteOptions,
+  ): Promise<WriteResult> {
+    const meta = obj.metadata;
+    this.placeInNamespace(obj, namespace);
+    if (meta.resourceVersion && !options.dryRun) {
+      throw failure(500, "", "resourceVersion should not be set on objects to be created");
+    }
+    if (!meta.name && meta.generateName) meta.name = generatedName(meta.generateName);
+    meta.uid = randomUUID();
+    meta.creationTimestamp = rfc3339();
+    meta.generation = 1;
+    delete meta.deletionTimestamp;
+    delete meta.deletionGracePeriodSeconds;
+    delete meta.selfLink;
+    this.kind.strategy.prepareForCreate?.(obj, ctx);
+    this.validate(this.kind.strategy, obj, undefined, ctx);
+    await this.checkNamespace(namespace);
+    const key = this.key(namespace, meta.name!);
+    if (options.dryRun) {
+      if (await this.deps.storage.get(key)) throw errors.alreadyExists(this.gr, meta.name!);
+      return { object: obj, code: 201 };
+    }
+    try {
+      await this.deps.storage.create(key, obj);
+    } catch (e) {
+      if (e instanceof KeyExistsError) throw errors.alreadyExists(this.gr, meta.name!);
+      throw e;
+    }
+    return { object: obj, code: 201 };
+  }
+
+  /**
+   * Replaces an object (PUT) on the main endpoint or a subresource. `mutate` turns the current
+   * object into the requested one; it runs again on each retry after a conflicting write.
+   */
+  async update(
+    namespace: string,
+    name: string,
+    subresource: string | undefined,
+    ctx: RequestContext,
+    options: WriteOptions,
+    mutate: (current: ObjectHeader | undefined) => ObjectHeader,
+  ): Promise<WriteResult> {
+    const strategy = subresource ? this.kind.subresources[subresource] : this.kind.strategy;
+    if (!strategy) throw errors.notFoundPath();
+    for (let attempt = 0; ; attempt++) {
+      const stored = await this.deps.storage.get(this.key(namespace, name));
+      const current = stored && parse(stored);
+      const obj = mutate(current && clone(current));
+      const meta = obj.metadata;
+      if (meta.name !== undefined && meta.name !== name) {
+        throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+      }
+      meta.name = name;
+      this.placeInNamespace(obj, namespace);
+      if (!stored || !current) {
+        if (!this.kind.allowCreateOnUpdate || subresource) throw errors.notFound(this.gr, name);
+        delete meta.resourceVersion;
+        return this.createObject(namespace, obj, ctx, options);
+      }
+      const precondition = meta.resourceVersion;
+      if (precondition && precondition !== String(stored.revision)) throw errors.modified(this.gr, name);
+      // System fields are the server's, whatever the body says.
+      meta.uid = meta.uid || current.metadata.uid;
+      meta.creationTimestamp = current.metadata.creationTimestamp;
+      meta.generation = current.metadata.generation;
+      meta.deletionTimestamp = current.metadata.deletionTimestamp;
+      meta.deletionGracePeriodSeconds = current.metadata.deletionGracePeriodSeconds;
+      if (current.metadata.managedFields && !meta.managedFields) meta.managedFields = current.metadata.managedFields;
+      strategy.prepareForUpdate?.(obj, current, ctx);
+      this.validate(strategy, obj, current, ctx);
+      if (!specEqual(obj, current)) meta.generation = (current.metadata.generation ?? 0) + 1;
+      dropUndefined(meta);
+      if (sameObject(obj, current)) return { object: current, code: 200 };
+      if (options.dryRun) return { object: obj, code: 200 };
+      try {
+        if (meta.deletionTimestamp && this.pendingFinalizers(obj).length === 0) {
+          // The last finalizer is gone from an object being deleted: it goes now.
+          await this.deps.storage.delete(this.key(namespace, name), obj, stored.revision);
+        } else {
+          await this.deps.storage.update(this.key(namespace, name), obj, stored.revision);
+        }
+        return { object: obj, code: 200 };
+      } catch (e) {
+        if (e instanceof RevisionConflictError || e instanceof KeyNotFoundError) {
+          if (precondition || attempt >= MAX_RETRIES) throw errors.modified(this.gr, name);
+          continue;
+        }
+        throw e;
+      }
+    }
+  }
+
+  async delete(
+    namespace: string,
+    name: string,
+    ctx: RequestContext,
+    options: DeleteOptions,
+    dryRun: boolean,
+  ): Promise<DeleteResult> {
+    validateDeleteOptions(options);
+    for (let attempt = 0; ; attempt++) {
+      const stored = await this.get(namespace, name);
+      const current = parse(stored);
+      const pre = options.preconditions;
+      // Kubernetes checks delete preconditions early and names the kind, not the resource, here.
+      const byKind = { group: this.kind.group, resource: this.kind.kind };
+      if (pre?.uid && pre.uid !== current.metadata.uid) {
+        throw errors.conflict(
+          byKind,
+          name,
+          `the UID in the precondition (${pre.uid}) does not match the UID in record (${current.metadata.uid ?? ""}). The object might have been deleted and then recreated`,
+        );
+      }
+      if (pre?.resourceVersion && pre.resourceVersion !== String(stored.revision)) {
+        throw errors.conflict(
+          byKind,
+          name,
+          `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${stored.revision}). The object might have been modified`,
+        );
+      }
+      const finalizers = this.pendingFinalizers(current);
+      try {
+        if (finalizers.length > 0) {
+          // Graceful: mark for deletion; whoever owns a finalizer removes it, and the last removal deletes.
+          if (current.metadata.deletionTimestamp) return { code: 200, body: current };
+          const marked = clone(current);
+          marked.metadata.deletionTimestamp = rfc3339();
+          marked.metadata.deletionGracePeriodSeconds = 0;
+          if ((marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
+          this.kind.prepareForDelete?.(marked);
+          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), marked, stored.revision);
+          return { code: options.orphanDependents === false ? 202 : 200, body: marked };
+        }
+        if (!dryRun) await this.deps.storage.delete(this.key(namespace, name), current, stored.revision);
+      } catch (e) {
+        if (e instanceof RevisionConflictError && attempt < MAX_RETRIES) continue;
+        if (e instanceof KeyNotFoundError) throw errors.notFound(this.gr, name);
+        throw e;
+      }
+      if (this.kind.deleteReturnsObject) return { code: 200, body: current };
+      return {
+        code: 200,
+        body: success({ name, ...(this.kind.group ? { group: this.kind.group } : {}), kind: this.kind.plural, uid: current.metadata.uid }),
+      };
+    }
+  }
+
+  async deleteCollection(
+    options: ListOptions,
+    ctx: RequestContext,
+    deleteOptions: DeleteOptions,
+    dryRun: boolean,
+  ): Promise<Status> {
+    validateDeleteOptions(deleteOptions);
+    const { items } = await this.list({ ...options, limit: undefined, continue: undefined });
+    for (const item of items) {
+      try {
+        await this.delete(item.namespace, item.name, ctx, deleteOptions, dryRun);
+      } catch (e) {
+        // Gone meanwhile is fine: the goal is that it does not exist.
+        if (!(e instanceof StatusError && e.code === 404)) throw e;
+      }
+    }
+    return success();
+  }
+}
+
+function dropUndefined(o: Record<string, unknown>): void {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+}
+
+const PROPAGATION = ["Foreground", "Background", "Orphan"] as const;
+
+function validateDeleteOptions(o: DeleteOptions): void {
+  const errs: FieldError[] = [];
+  if (o.propagationPolicy !== undefined && !(PROPAGATION as readonly string[]).includes(o.propagationPolicy)) {
+    errs.push(fieldError.notSupported("propagationPolicy", o.propagationPolicy, [...PROPAGATION, "nil"]));
+  }
+  if (o.orphanDependents !== undefined && o.propagationPolicy !== undefined) {
+    errs.push(fieldError.invalid("propagationPolicy", o.propagationPolicy, "orphanDependents and deletionPropagation cannot be both set"));
+  }
+  if (o.gracePeriodSeconds !== undefined && o.gracePeriodSeconds < 0) {
+    errs.push(fieldError.invalid("gracePeriodSeconds", o.gracePeriodSeconds, "must be greater than or equal to 0"));
+  }
+  if (errs.length > 0) throw errors.invalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", errs);
+}
+
+const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+function generatedName(base: string): string {
+  let suffix = "";
+  for (let i = 0; i < 5; i++) suffix += SUFFIX_ALPHABET[Math.floor(Math.random() * SUFFIX_ALPHABET.length)];
+  return `${base.slice(0, 58)}${suffix}`;
+}

@@ -1,0 +1,2 @@
+export * from "./storage.js";
+export { SqliteStorage, type SqliteOptions } from "./sqlite/sqlite-storage.js";

@@ -1,0 +1,345 @@
+import Database from "better-sqlite3";
+import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
+import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import {
+  type Change,
+  type ChangeType,
+  CompactedError,
+  type CompactionPolicy,
+  type CompactionResult,
+  KeyExistsError,
+  KeyNotFoundError,
+  type KubeObject,
+  type ListQuery,
+  type ListResult,
+  type ObjectKey,
+  type Position,
+  RevisionConflictError,
+  type Storage,
+  type StoredObject,
+} from "../storage.js";
+import { changes, counters, objects } from "./schema.js";
+
+export interface SqliteOptions {
+  /** Database file path, or ":memory:". */
+  path: string;
+}
+
+/** Rows read per query while scanning a list; a filter may need several batches to fill a page. */
+const SCAN_BATCH = 1000;
+
+function migrationsFolder(): string {
+  // Resolved through the package so it works from source and from a bundled app alike.
+  const pkg = createRequire(import.meta.url).resolve("@orch/storage/package.json");
+  return join(dirname(pkg), "migrations", "sqlite");
+}
+
+const isUniqueViolation = (e: unknown): boolean =>
+  e instanceof Error && (e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE";
+
+export class SqliteStorage implements Storage {
+  private readonly sqlite: Database.Database;
+  private readonly db: BetterSQLite3Database;
+  private readonly listeners = new Set<(change: Change) => void>();
+  private readonly q;
+
+  constructor(options: SqliteOptions) {
+    this.sqlite = new Database(options.path);
+    // Must precede the first table so freed pages can later be returned to the file system.
+    this.sqlite.pragma("auto_vacuum = INCREMENTAL");
+    this.sqlite.pragma("journal_mode = WAL");
+    // NORMAL in WAL mode survives a process crash; only an OS crash may lose the last commits.
+    this.sqlite.pragma("synchronous = NORMAL");
+    this.sqlite.pragma("busy_timeout = 5000");
+    this.db = drizzle(this.sqlite);
+    migrate(this.db, { migrationsFolder: migrationsFolder() });
+    this.sqlite.exec(
+      "INSERT OR IGNORE INTO counters(name, value) VALUES ('revision', 0), ('compacted', 0), ('published', 0)",
+    );
+
+    const key = {
+      resource: sql.placeholder("resource"),
+      namespace: sql.placeholder("namespace"),
+      name: sql.placeholder("name"),
+    };
+    const keyIs = and(
+      eq(objects.resource, key.resource),
+      eq(objects.namespace, key.namespace),
+      eq(objects.name, key.name),
+    );
+    const counter = (name: string) =>
+      this.db.select({ value: counters.value }).from(counters).where(eq(counters.name, name)).prepare();
+    this.q = {
+      get: this.db
+        .select({ revision: objects.revision, value: objects.value })
+        .from(objects)
+        .where(keyIs)
+        .prepare(),
+      nextRevision: this.db
+        .update(counters)
+        .set({ value: sql`${counters.value} + 1` })
+        .where(eq(counters.name, "revision"))
+        .returning({ value: counters.value })
+        .prepare(),
+      revision: counter("revision"),
+      compacted: counter("compacted"),
+      published: counter("published"),
+      insertObject: this.db
+        .insert(objects)
+        .values({ ...key, revision: sql.placeholder("revision"), value: sql.placeholder("value") })
+        .prepare(),
+      updateObject: this.db
+        .update(objects)
+        .set({ revision: sql`${sql.placeholder("revision")}`, value: sql`${sql.placeholder("value")}` })
+        .where(and(keyIs, eq(objects.revision, sql.placeholder("expected"))))
+        .prepare(),
+      deleteObject: this.db
+        .delete(objects)
+        .where(and(keyIs, eq(objects.revision, sql.placeholder("expected"))))
+        .prepare(),
+      insertChange: this.db
+        .insert(changes)
+        .values({
+          revision: sql.placeholder("revision"),
+          ...key,
+          type: sql.placeholder("type"),
+          value: sql.placeholder("value"),
+          prevRevision: sql.placeholder("prevRevision"),
+          prevValue: sql.placeholder("prevValue"),
+          committedAt: sql.placeholder("committedAt"),
+        })
+        .prepare(),
+      changesAfter: this.db
+        .select()
+        .from(changes)
+        .where(gt(changes.revision, sql.placeholder("after")))
+        .orderBy(asc(changes.revision))
+        .limit(sql.placeholder("limit"))
+        .prepare(),
+      changesAfterFor: this.db
+        .select()
+        .from(changes)
+        .where(and(gt(changes.revision, sql.placeholder("after")), eq(changes.resource, sql.placeholder("resource"))))
+        .orderBy(asc(changes.revision))
+        .limit(sql.placeholder("limit"))
+        .prepare(),
+    };
+  }
+
+  private counterValue(stmt: { get(): { value: number } | undefined }): number {
+    return stmt.get()?.value ?? 0;
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.counterValue(this.q.revision);
+  }
+  async compactedRevision(): Promise<number> {
+    return this.counterValue(this.q.compacted);
+  }
+  async publishedRevision(): Promise<number> {
+    return this.counterValue(this.q.published);
+  }
+  async markPublished(revision: number): Promise<void> {
+    this.db
+      .update(counters)
+      .set({ value: sql`max(${counters.value}, ${revision})` })
+      .where(eq(counters.name, "published"))
+      .run();
+  }
+
+  async get(key: ObjectKey): Promise<StoredObject | undefined> {
+    const row = this.q.get.get({ ...key });
+    return row && { ...key, revision: row.revision, value: row.value };
+  }
+
+  onCommit(listener: (change: Change) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Runs one write in a transaction: assign the next revision, stamp it into the object, log the change. */
+  private commit(
+    key: ObjectKey,
+    type: ChangeType,
+    object: KubeObject,
+    write: (revision: number, value: string) => { prevRevision: number; prevValue: string | undefined },
+  ): Change {
+    const change = this.sqlite.transaction((): Change => {
+      const revision = this.q.nextRevision.get()!.value;
+      object.metadata.resourceVersion = String(revision);
+      const value = JSON.stringify(object);
+      const { prevRevision, prevValue } = write(revision, value);
+      this.q.insertChange.run({
+        ...key,
+        revision,
+        type,
+        value,
+        prevRevision,
+        prevValue: prevValue ?? null,
+        committedAt: Date.now(),
+      });
+      return { ...key, revision, type, value, prevValue };
+    })();
+    for (const listener of this.listeners) listener(change);
+    return change;
+  }
+
+  /** The current row, checked against the revision the caller's change was based on. */
+  private expect(key: ObjectKey, expectedRevision: number): { revision: number; value: string } {
+    const current = this.q.get.get({ ...key });
+    if (!current) throw new KeyNotFoundError(key);
+    if (current.revision !== expectedRevision) throw new RevisionConflictError(key, expectedRevision);
+    return current;
+  }
+
+  async create(key: ObjectKey, object: KubeObject): Promise<Change> {
+    try {
+      return this.commit(key, "ADDED", object, (revision, value) => {
+        this.q.insertObject.run({ ...key, revision, value });
+        return { prevRevision: 0, prevValue: undefined };
+      });
+    } catch (e) {
+      if (isUniqueViolation(e)) throw new KeyExistsError(key);
+      throw e;
+    }
+  }
+
+  async update(key: ObjectKey, object: KubeObject, expectedRevision: number): Promise<Change> {
+    return this.commit(key, "MODIFIED", object, (revision, value) => {
+      const prev = this.expect(key, expectedRevision);
+      // The revision condition in the statement is what makes concurrent writers from one base lose.
+      const { changes: n } = this.q.updateObject.run({ ...key, revision, value, expected: expectedRevision });
+      if (n !== 1) throw new RevisionConflictError(key, expectedRevision);
+      return { prevRevision: prev.revision, prevValue: prev.value };
+    });
+  }
+
+  async delete(key: ObjectKey, last: KubeObject, expectedRevision: number): Promise<Change> {
+    return this.commit(key, "DELETED", last, () => {
+      const prev = this.expect(key, expectedRevision);
+      const { changes: n } = this.q.deleteObject.run({ ...key, expected: expectedRevision });
+      if (n !== 1) throw new RevisionConflictError(key, expectedRevision);
+      return { prevRevision: prev.revision, prevValue: prev.value };
+    });
+  }
+
+  async changes(after: number, limit: number, resource?: string): Promise<Change[]> {
+    const compacted = this.counterValue(this.q.compacted);
+    if (after < compacted) throw new CompactedError(after, compacted);
+    const rows = resource
+      ? this.q.changesAfterFor.all({ after, limit, resource })
+      : this.q.changesAfter.all({ after, limit });
+    return rows.map((r) => ({
+      resource: r.resource,
+      namespace: r.namespace,
+      name: r.name,
+      revision: r.revision,
+      type: r.type,
+      value: r.value,
+      prevValue: r.prevValue ?? undefined,
+    }));
+  }
+
+  async list(query: ListQuery): Promise<ListResult> {
+    // One read transaction: every batch sees the same snapshot.
+    return this.sqlite.transaction((): ListResult => {
+      const current = this.counterValue(this.q.revision);
+      const revision = query.revision ?? current;
+      if (query.revision !== undefined) {
+        const compacted = this.counterValue(this.q.compacted);
+        if (revision < compacted) throw new CompactedError(revision, compacted);
+      }
+      const historical = revision < current;
+      const limit = query.limit && query.limit > 0 ? query.limit : Number.POSITIVE_INFINITY;
+      const items: StoredObject[] = [];
+      let after = query.after;
+      for (;;) {
+        const batch = this.scan(query, after, revision, historical, SCAN_BATCH);
+        for (const row of batch) {
+          after = { namespace: row.namespace, name: row.name };
+          if (query.filter && !query.filter(row)) continue;
+          items.push(row);
+          if (items.length === limit) {
+            const rest = this.scan(query, after, revision, historical, 1);
+            if (rest.length === 0) return { items, revision };
+            const result: ListResult = { items, revision, continueAfter: after };
+            if (!query.filter) result.remaining = this.countAfter(query, after, revision, historical);
+            return result;
+          }
+        }
+        if (batch.length < SCAN_BATCH) return { items, revision };
+      }
+    })();
+  }
+
+  /** Objects of one resource in key order after `after`, as they were at `revision`. */
+  private scan(
+    query: ListQuery,
+    after: Position | undefined,
+    revision: number,
+    historical: boolean,
+    limit: number,
+  ): StoredObject[] {
+    const where = [sql`resource = ${query.resource}`];
+    if (query.namespace !== undefined) where.push(sql`namespace = ${query.namespace}`);
+    if (after) where.push(sql`(namespace, name) > (${after.namespace}, ${after.name})`);
+    const cond = sql.join(where, sql` AND `);
+    if (!historical) {
+      return this.db.all<StoredObject>(
+        sql`SELECT resource, namespace, name, revision, value FROM objects WHERE ${cond} ORDER BY namespace, name LIMIT ${limit}`,
+      );
+    }
+    // State at an older revision: objects untouched since then, plus, for every key changed after it,
+    // the state before its first later change (unless that change created it).
+    return this.db.all<StoredObject>(sql`
+      SELECT resource, namespace, name, revision, value FROM objects WHERE ${cond} AND revision <= ${revision}
+      UNION ALL
+      SELECT c.resource, c.namespace, c.name, c.prev_revision AS revision, c.prev_value AS value
+        FROM changes c WHERE ${cond} AND c.revision > ${revision} AND c.type != 'ADDED'
+          AND c.revision = (SELECT min(c2.revision) FROM changes c2
+                             WHERE c2.resource = c.resource AND c2.namespace = c.namespace
+                               AND c2.name = c.name AND c2.revision > ${revision})
+      ORDER BY namespace, name LIMIT ${limit}`);
+  }
+
+  private countAfter(query: ListQuery, after: Position, revision: number, historical: boolean): number {
+    if (!historical) {
+      const where = [sql`resource = ${query.resource}`, sql`(namespace, name) > (${after.namespace}, ${after.name})`];
+      if (query.namespace !== undefined) where.push(sql`namespace = ${query.namespace}`);
+      return this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM objects WHERE ${sql.join(where, sql` AND `)}`)!
+        .n;
+    }
+    return this.scan(query, after, revision, true, Number.MAX_SAFE_INTEGER).length;
+  }
+
+  async compact(policy: CompactionPolicy): Promise<CompactionResult> {
+    const result = this.sqlite.transaction((): CompactionResult => {
+      const current = this.counterValue(this.q.revision);
+      const published = this.counterValue(this.q.published);
+      const compacted = this.counterValue(this.q.compacted);
+      const byCount = current - policy.maxRevisions;
+      const byAge =
+        this.db.get<{ r: number | null }>(
+          sql`SELECT max(revision) AS r FROM changes WHERE committed_at < ${Date.now() - policy.maxAgeMs}`,
+        )?.r ?? 0;
+      // Never drop a change the event relay has not published yet: the log is also the outbox.
+      const through = Math.min(Math.max(byCount, byAge), published);
+      if (through <= compacted) return { compactedThrough: compacted, removed: 0 };
+      const { changes: removed } = this.db.run(sql`DELETE FROM changes WHERE revision <= ${through}`);
+      this.db.run(sql`UPDATE counters SET value = ${through} WHERE name = 'compacted'`);
+      return { compactedThrough: through, removed };
+    })();
+    if (result.removed > 0) {
+      this.sqlite.pragma("incremental_vacuum");
+      this.sqlite.pragma("wal_checkpoint(TRUNCATE)");
+    }
+    return result;
+  }
+
+  async close(): Promise<void> {
+    this.sqlite.close();
+  }
+}

@@ -1,0 +1,127 @@
+// The narrow interface between the REST layer and a database: a revision log with the current object
+// per key, as etcd offers it. Every engine (SQLite now, another SQL engine later) implements exactly this
+// and passes the same contract tests (test/storage-contract.ts).
+
+/** Where an object lives: `resource` is `<group>/<plural>` (`core/pods`), `namespace` is "" when cluster-scoped. */
+export interface ObjectKey {
+  resource: string;
+  namespace: string;
+  name: string;
+}
+
+export interface StoredObject extends ObjectKey {
+  /** The revision of the last write to this object: its `metadata.resourceVersion`. */
+  revision: number;
+  /** The object as JSON text, `metadata.resourceVersion` included. */
+  value: string;
+}
+
+export type ChangeType = "ADDED" | "MODIFIED" | "DELETED";
+
+/** One committed revision. For DELETED, `value` is the last state stamped with the deleting revision. */
+export interface Change extends StoredObject {
+  type: ChangeType;
+  /** The state before this change (absent for ADDED): watchers need it to see an object leave a selection. */
+  prevValue: string | undefined;
+}
+
+export interface Position {
+  namespace: string;
+  name: string;
+}
+
+export interface ListQuery {
+  resource: string;
+  /** Only this namespace; all namespaces when undefined. */
+  namespace?: string;
+  /** Start strictly after this key (pagination). */
+  after?: Position;
+  /** Read the state as of this revision; the current state when undefined. */
+  revision?: number;
+  /** Stop after this many matching objects. */
+  limit?: number;
+  /** Keep only objects for which this returns true; applied before `limit`. */
+  filter?: (object: StoredObject) => boolean;
+}
+
+export interface ListResult {
+  items: StoredObject[];
+  /** The revision the list is consistent at. */
+  revision: number;
+  /** Set when `limit` cut the list: the last key examined, to continue after. */
+  continueAfter?: Position;
+  /** With `continueAfter` and no filter: how many objects remain. */
+  remaining?: number;
+}
+
+/** An object whose `metadata.resourceVersion` the storage sets to the revision it commits. */
+export interface KubeObject {
+  metadata: { resourceVersion?: string; [k: string]: unknown };
+  [k: string]: unknown;
+}
+
+export class KeyExistsError extends Error {
+  constructor(readonly key: ObjectKey) {
+    super(`key exists: ${keyText(key)}`);
+  }
+}
+export class KeyNotFoundError extends Error {
+  constructor(readonly key: ObjectKey) {
+    super(`key not found: ${keyText(key)}`);
+  }
+}
+export class RevisionConflictError extends Error {
+  constructor(
+    readonly key: ObjectKey,
+    readonly expected: number,
+  ) {
+    super(`revision conflict on ${keyText(key)}: expected ${expected}`);
+  }
+}
+/** The revision asked for has been compacted away. */
+export class CompactedError extends Error {
+  constructor(
+    readonly requested: number,
+    readonly compacted: number,
+  ) {
+    super(`revision ${requested} is compacted (compacted through ${compacted})`);
+  }
+}
+
+export const keyText = (k: ObjectKey): string => `/${k.resource}/${k.namespace ? `${k.namespace}/` : ""}${k.name}`;
+
+export interface CompactionPolicy {
+  /** Keep at most this many of the newest revisions in the change history. */
+  maxRevisions: number;
+  /** Drop history older than this many milliseconds. */
+  maxAgeMs: number;
+}
+
+export interface CompactionResult {
+  compactedThrough: number;
+  removed: number;
+}
+
+export interface Storage {
+  /** The newest committed revision (0 for an empty database). */
+  currentRevision(): Promise<number>;
+  /** Revisions at or below this one are gone from the history. */
+  compactedRevision(): Promise<number>;
+  get(key: ObjectKey): Promise<StoredObject | undefined>;
+  list(query: ListQuery): Promise<ListResult>;
+  /** Commits a new object; KeyExistsError when the key is taken. */
+  create(key: ObjectKey, object: KubeObject): Promise<Change>;
+  /** Commits a new state only if the stored revision is `expectedRevision`. */
+  update(key: ObjectKey, object: KubeObject, expectedRevision: number): Promise<Change>;
+  /** Removes the object only if the stored revision is `expectedRevision`; `last` is its final state. */
+  delete(key: ObjectKey, last: KubeObject, expectedRevision: number): Promise<Change>;
+  /** Committed changes with revision > `after`, oldest first, at most `limit`. CompactedError if `after` is too old. */
+  changes(after: number, limit: number, resource?: string): Promise<Change[]>;
+  /** Called synchronously after each commit, in revision order. */
+  onCommit(listener: (change: Change) => void): () => void;
+  /** The revision the event relay has published through (the outbox watermark). */
+  publishedRevision(): Promise<number>;
+  markPublished(revision: number): Promise<void>;
+  compact(policy: CompactionPolicy): Promise<CompactionResult>;
+  close(): Promise<void>;
+}
