@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { ApiserverConfig } from "./config.js";
 import { ensurePki, kubeconfig } from "./bootstrap/pki.js";
 import { createApp } from "./http/app.js";
+import { NamespaceFinalizer } from "./namespace-finalizer.js";
 
 export interface RunningApiserver {
   url: string;
@@ -89,6 +90,11 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   const host = config.bind === "0.0.0.0" || config.bind === "::" ? "127.0.0.1" : config.bind;
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
 
+  const namespaceFinalizer = new NamespaceFinalizer(storage, registry, storeFor, () => ({
+    user: { username: "system:apiserver", groups: ["system:masters"] },
+    profile: config.profile,
+    warnings: [],
+  }));
   const relay = config.natsUrl ? await EventRelay.start(storage, config.natsUrl) : undefined;
   const compactor = setInterval(() => {
     storage
@@ -111,6 +117,7 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
     async close() {
       ready = false;
       clearInterval(compactor);
+      namespaceFinalizer.stop();
       hub.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

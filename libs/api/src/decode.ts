@@ -66,9 +66,12 @@ function walk(node: SchemaNode, value: unknown, path: string, unknown: string[])
       }
       return;
     case "union": {
-      // Only object members need walking; pick the first object-shaped option.
-      const option = node.options?.find((o) => o.type === "object" || o.type === "loose_object");
-      if (option && isPlainObject(value)) walk(option, value, path, unknown);
+      // Only object members need walking; pick the first object-shaped (or lazily defined) option.
+      if (!isPlainObject(value)) return;
+      const option = node.options
+        ?.map((o) => (o.type === "lazy" ? o.getter!(value) : o))
+        .find((o) => o.type === "object" || o.type === "loose_object");
+      if (option) walk(option, value, path, unknown);
       return;
     }
     default:

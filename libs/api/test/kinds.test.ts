@@ -177,6 +177,17 @@ describe("Deployment", () => {
     expect(deployment.spec.template.spec!.containers[0]).not.toHaveProperty("imagePullPolcy");
   });
 
+  it("gives every parse its own copy of a default object", () => {
+    const first = v.parse(Deployment, deploymentManifest());
+    defaultDeployment(first);
+    first.spec.template.spec!.containers[0]!.resources.limits!["cpu"] = "2";
+    first.spec.template.spec!.securityContext.runAsUser = 1000;
+    const second = v.parse(Deployment, deploymentManifest());
+    expect(second.spec.strategy).toEqual({ type: "RollingUpdate" });
+    expect(second.spec.template.spec!.securityContext).toEqual({});
+    expect(second.spec.template.spec!.containers[1]!.resources).toEqual({});
+  });
+
   it("parses a DeploymentList", () => {
     const list = v.parse(DeploymentList, { apiVersion: "apps/v1", kind: "DeploymentList", items: [deploymentManifest()] });
     expect(list.metadata).toEqual({});
@@ -280,14 +291,21 @@ describe("Pod", () => {
       },
     });
     expect(volume.projected!.defaultMode).toBe(0o644);
-    expect(volume.projected!.sources![0]!.serviceAccountToken).toEqual({ path: "token", audience: "api", expirationSeconds: 3600 });
+    expect(volume.projected!.sources![0]!.serviceAccountToken).toEqual({
+      path: "token",
+      audience: "api",
+      expirationSeconds: 3600,
+    });
     expect(v.parse(Volume, { name: "h", hostPath: { path: "/var" } }).hostPath).toEqual({ path: "/var", type: "" });
     const ephemeral = v.parse(Volume, {
       name: "e",
-      ephemeral: { volumeClaimTemplate: { spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } } },
+      ephemeral: {
+        volumeClaimTemplate: { spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: "1Gi" } } } },
+      },
     });
     expect(ephemeral.ephemeral!.volumeClaimTemplate!.spec.volumeMode).toBe("Filesystem");
-    expect(v.parse(Volume, { name: "i", image: { reference: "quay.io/x/y:latest" } }).image).toEqual({ reference: "quay.io/x/y:latest" });
+    const image = v.parse(Volume, { name: "i", image: { reference: "quay.io/x/y:latest" } });
+    expect(image.image).toEqual({ reference: "quay.io/x/y:latest" });
   });
 
   it("accepts the null timestamps Go clients send in status", () => {
@@ -297,7 +315,13 @@ describe("Pod", () => {
       containerStatuses: [{ name: "c", state: { running: { startedAt: "2026-01-02T03:04:05Z" } } }],
     });
     expect(status.conditions![0]!.lastProbeTime).toBeNull();
-    expect(status.containerStatuses![0]).toMatchObject({ ready: false, restartCount: 0, image: "", imageID: "", lastState: {} });
+    expect(status.containerStatuses![0]).toMatchObject({
+      ready: false,
+      restartCount: 0,
+      image: "",
+      imageID: "",
+      lastState: {},
+    });
   });
 
   it("derives the pull policy from the image tag as Kubernetes does", () => {
@@ -350,17 +374,27 @@ describe("other groups", () => {
   it("decodes a CertificateSigningRequest and a ClusterTrustBundle", () => {
     const csr = v.parse(CertificateSigningRequest, {
       metadata: { name: "node-csr" },
-      spec: { request: "LS0t", signerName: "example.com/orch-apiserver-client", usages: ["client auth"], expirationSeconds: 3600 },
+      spec: {
+        request: "LS0t",
+        signerName: "example.com/orch-apiserver-client",
+        usages: ["client auth"],
+        expirationSeconds: 3600,
+      },
       status: { conditions: [{ type: "Approved", status: "True", lastUpdateTime: null }] },
     });
     expect(csr.spec.usages).toEqual(["client auth"]);
     expect(csr.status.conditions![0]!.type).toBe("Approved");
-    expect(v.safeParse(CertificateSigningRequest, { spec: { signerName: "x" } }).issues?.map(issuePath)).toEqual(["spec.request"]);
+    const missing = v.safeParse(CertificateSigningRequest, { spec: { signerName: "x" } });
+    expect(missing.issues?.map(issuePath)).toEqual(["spec.request"]);
     expect(v.parse(ClusterTrustBundle, { spec: { trustBundle: "-----BEGIN" } }).spec.trustBundle).toBe("-----BEGIN");
   });
 
   it("keeps DeviceClass opaque parameters as sent", () => {
-    const parameters = { apiVersion: "gpu.example.com/v1", kind: "Config", sharing: { strategy: "TimeSlicing", extra: [1, null] } };
+    const parameters = {
+      apiVersion: "gpu.example.com/v1",
+      kind: "Config",
+      sharing: { strategy: "TimeSlicing", extra: [1, null] },
+    };
     const dc = v.parse(DeviceClass, {
       metadata: { name: "gpu" },
       spec: {
@@ -393,6 +427,8 @@ describe("other groups", () => {
     expect(v.parse(Scale, { spec: { replicas: 3 } })).toMatchObject({ spec: { replicas: 3 }, status: { replicas: 0 } });
   });
 });
+
+const validationRule = { rule: "self.replicas <= 10", message: "too many", reason: "FieldValueForbidden" };
 
 const crdManifest = (prefix: "x-kubernetes" | "x-orch") => ({
   apiVersion: "apiextensions.k8s.io/v1",
@@ -428,9 +464,13 @@ const crdManifest = (prefix: "x-kubernetes" | "x-orch") => ({
                     },
                   },
                   labels: { type: "object", additionalProperties: { type: "string" }, [`${prefix}-map-type`]: "atomic" },
-                  template: { type: "object", [`${prefix}-preserve-unknown-fields`]: true, [`${prefix}-embedded-resource`]: true },
+                  template: {
+                    type: "object",
+                    [`${prefix}-preserve-unknown-fields`]: true,
+                    [`${prefix}-embedded-resource`]: true,
+                  },
                 },
-                [`${prefix}-validations`]: [{ rule: "self.replicas <= 10", message: "too many", reason: "FieldValueForbidden" }],
+                [`${prefix}-validations`]: [validationRule],
               },
               status: { type: "object", properties: { replicas: { type: "integer" } } },
             },
@@ -460,7 +500,7 @@ describe("CustomResourceDefinition", () => {
     expect(spec.properties["size"]!["x-kubernetes-int-or-string"]).toBe(true);
     expect(spec.properties["replicas"]!.default).toBe(1);
     expect(spec.properties["labels"]!.additionalProperties).toEqual({ type: "string" });
-    expect(spec["x-kubernetes-validations"]).toEqual([{ rule: "self.replicas <= 10", message: "too many", reason: "FieldValueForbidden" }]);
+    expect(spec["x-kubernetes-validations"]).toEqual([validationRule]);
     expect(schemaExtensions(spec.properties["template"]!, "x-kubernetes")).toEqual({
       "preserve-unknown-fields": true,
       "embedded-resource": true,
@@ -483,7 +523,8 @@ describe("CustomResourceDefinition", () => {
 
   it("reports type errors deep inside the schema", () => {
     const manifest = crdManifest("x-kubernetes");
-    const ports = (manifest.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties as Record<string, Record<string, unknown>>)["ports"]!;
+    const specProperties = manifest.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties;
+    const ports = (specProperties as Record<string, Record<string, unknown>>)["ports"]!;
     ports["x-kubernetes-list-map-keys"] = "name";
     const result = v.safeParse(crdSchemaFor("x-kubernetes").CustomResourceDefinition, manifest);
     expect(result.success).toBe(false);

@@ -263,6 +263,13 @@ export function validateObjectMeta(meta: ObjectMetaLike, options: ObjectMetaVali
   return errs;
 }
 
+/** How metav1.Time marshals: RFC 3339 in UTC, whole seconds; unset is null. */
+function timeValue(t: string | null | undefined): string | null {
+  if (!t) return null;
+  const ms = Date.parse(t);
+  return Number.isNaN(ms) ? t : new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
 /** metav1.Time compares as an instant (Semantic.DeepEqual uses UTC()); unset equals the zero time. */
 function sameTime(a: string | null | undefined, b: string | null | undefined): boolean {
   if (!a || !b) return !a && !b;
@@ -317,14 +324,14 @@ export function validateObjectMetaUpdate(
     ...immutable(
       !sameTime(newMeta.creationTimestamp, oldMeta.creationTimestamp),
       path.child("creationTimestamp"),
-      newMeta.creationTimestamp || null,
+      timeValue(newMeta.creationTimestamp),
     ),
   );
   errs.push(
     ...immutable(
       !sameTime(newMeta.deletionTimestamp, oldMeta.deletionTimestamp),
       path.child("deletionTimestamp"),
-      newMeta.deletionTimestamp || null,
+      timeValue(newMeta.deletionTimestamp),
     ),
   );
   errs.push(

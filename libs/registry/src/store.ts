@@ -23,6 +23,7 @@ import {
   RevisionConflictError,
   type Storage,
   type StoredObject,
+  keyText,
 } from "@orch/storage";
 import { randomUUID } from "node:crypto";
 import { type KindDefinition, type RequestContext, type Strategy, apiVersionOf, storageResource } from "./kind.js";
@@ -397,6 +398,14 @@ export class ResourceStore {
       }
       const precondition = meta.resourceVersion;
       if (precondition && precondition !== String(stored.revision)) throw errors.modified(this.gr, name);
+      // A uid in the body is a precondition too (Kubernetes' storage Preconditions), not an immutable-field error.
+      if (meta.uid && meta.uid !== current.metadata.uid) {
+        throw errors.conflict(
+          this.gr,
+          name,
+          `StorageError: invalid object, Code: 4, Key: ${keyText(this.key(namespace, name))}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${current.metadata.uid ?? ""}`,
+        );
+      }
       // System fields are the server's, whatever the body says.
       meta.uid = meta.uid || current.metadata.uid;
       meta.creationTimestamp = current.metadata.creationTimestamp;

@@ -79,7 +79,7 @@ function writeOptions(req: IncomingRequest, kindName: string) {
   return { dryRun: dryRun.length > 0, fieldValidation: (fieldValidation || "Warn") as FieldValidation };
 }
 
-const SUPPORTED_BODY_TYPES = ["application/json", "application/yaml", "application/vnd.kubernetes.protobuf"];
+const SUPPORTED_BODY_TYPES = ["application/json", "application/yaml"];
 
 async function readObjectBody(req: IncomingRequest, kind: KindDefinition) {
   const type = parseMediaType(req.headers.get("content-type") ?? "application/json").type;

@@ -230,7 +230,7 @@ export const PersistentVolumeClaimSpec = v.object({
 });
 
 export const PersistentVolumeClaimTemplate = v.object({
-  metadata: opt(ObjectMeta),
+  metadata: opt(ObjectMeta, {}),
   spec: PersistentVolumeClaimSpec,
 });
 
@@ -1193,7 +1193,9 @@ export function defaultContainer(container: Container | EphemeralContainer): voi
 export function defaultVolume(volume: Volume): void {
   const { name: _name, ...sources } = volume;
   if (Object.values(sources).every((source) => source === undefined)) volume.emptyDir = {};
-  if (volume.image && !volume.image.pullPolicy) volume.image.pullPolicy = defaultPullPolicy(volume.image.reference ?? "");
+  if (volume.image && !volume.image.pullPolicy) {
+    volume.image.pullPolicy = defaultPullPolicy(volume.image.reference ?? "");
+  }
 }
 
 /** SetDefaults_PodSpec and the defaults of everything inside it; applies to pods and templates alike. */

@@ -13,9 +13,12 @@ import {
   defaultSecret,
 } from "@orch/api";
 import type { ObjectHeader } from "@orch/api";
+import { errors } from "@orch/machinery";
 import type { KindDefinition } from "../kind.js";
 import { dnsLabelName } from "../meta-validation.js";
 import { AGE, at, column, containerImages, containerNames, defineKind, statusSubresource } from "./define.js";
+
+const IMMORTAL_NAMESPACES = ["default", "kube-system", "kube-public"];
 
 type Defaulter = (o: never) => void;
 const defaults = (fn: Defaulter) => fn as unknown as (o: ObjectHeader) => void;
@@ -62,6 +65,9 @@ export const namespaces = (): KindDefinition =>
     deleteReturnsObject: true,
     specFinalizers: (o) => (o.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [],
     prepareForDelete(o) {
+      if (IMMORTAL_NAMESPACES.includes(o.metadata.name!)) {
+        throw errors.forbidden({ group: "", resource: "namespaces" }, o.metadata.name!, "this namespace may not be deleted");
+      }
       o.status = { ...(o.status as object), phase: "Terminating" };
     },
   });

@@ -1,0 +1,285 @@
+// Test harness: a real apiserver (HTTPS, SQLite file in a temp data dir, no NATS) started in-process,
+// and a small HTTPS client that presents the admin client certificate from the data dir's pki/.
+import { namingProfile } from "@orch/api";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { Agent, type IncomingHttpHeaders, request as httpsRequest } from "node:https";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parse as parseYaml } from "yaml";
+import type { ApiserverConfig } from "../src/config.js";
+import { type RunningApiserver, startApiserver } from "../src/server.js";
+
+export interface Reply<T = any> {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** Every `Warning` header, decoded to its text (`299 - "text"` → `text`). */
+  warnings: string[];
+  /** The body parsed as JSON (or YAML when the response says so); the raw text when it is neither. */
+  body: T;
+  text: string;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** Raw body text (sent as is). */
+  raw?: string | Buffer;
+  contentType?: string;
+  accept?: string;
+  headers?: Record<string, string>;
+}
+
+export interface WatchEvent {
+  type: string;
+  object: any;
+}
+
+/** Reads a watch stream line by line. */
+export class WatchStream {
+  private buffer = "";
+  private readonly events: WatchEvent[] = [];
+  private waiter: (() => void) | undefined;
+  /** Resolves when the server ends the stream. */
+  readonly ended: Promise<void>;
+  private isEnded = false;
+
+  constructor(
+    readonly status: number,
+    readonly headers: IncomingHttpHeaders,
+    private readonly res: import("node:http").IncomingMessage,
+  ) {
+    res.setEncoding("utf8");
+    res.on("data", (chunk: string) => {
+      this.buffer += chunk;
+      let nl: number;
+      while ((nl = this.buffer.indexOf("\n")) >= 0) {
+        const line = this.buffer.slice(0, nl).trim();
+        this.buffer = this.buffer.slice(nl + 1);
+        if (line) this.events.push(JSON.parse(line) as WatchEvent);
+      }
+      this.waiter?.();
+    });
+    this.ended = new Promise((resolve) => {
+      const done = () => {
+        this.isEnded = true;
+        this.waiter?.();
+        resolve();
+      };
+      res.on("end", done);
+      res.on("close", done);
+      res.on("error", done);
+    });
+  }
+
+  get done(): boolean {
+    return this.isEnded;
+  }
+
+  /** The next event; fails after `timeoutMs`. */
+  async next(timeoutMs = 3000): Promise<WatchEvent> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const e = this.events.shift();
+      if (e) return e;
+      if (this.isEnded) throw new Error("watch stream ended");
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no watch event within ${timeoutMs} ms`);
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, left);
+        this.waiter = () => {
+          clearTimeout(t);
+          resolve();
+        };
+      });
+      this.waiter = undefined;
+    }
+  }
+
+  async take(n: number, timeoutMs = 3000): Promise<WatchEvent[]> {
+    const out: WatchEvent[] = [];
+    for (let i = 0; i < n; i++) out.push(await this.next(timeoutMs));
+    return out;
+  }
+
+  /** Asserts that nothing arrives for `ms`; returns what did arrive otherwise. */
+  async quiet(ms = 300): Promise<WatchEvent[]> {
+    await new Promise((r) => setTimeout(r, ms));
+    return this.events.splice(0);
+  }
+
+  close(): void {
+    this.res.destroy();
+  }
+}
+
+export class Client {
+  readonly agent: Agent;
+
+  constructor(
+    readonly url: string,
+    private readonly tls: { ca: string; cert?: string; key?: string },
+  ) {
+    this.agent = new Agent({ keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key });
+  }
+
+  /** The same server, without a client certificate. */
+  anonymous(): Client {
+    return new Client(this.url, { ca: this.tls.ca });
+  }
+
+  private send(method: string, path: string, o: RequestOptions = {}) {
+    const payload =
+      o.raw !== undefined ? o.raw : o.body === undefined ? undefined : JSON.stringify(o.body);
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.accept) headers.Accept = o.accept;
+    if (payload !== undefined) {
+      headers["Content-Type"] = o.contentType ?? "application/json";
+      headers["Content-Length"] = String(Buffer.byteLength(payload));
+    }
+    const url = new URL(path, this.url);
+    return new Promise<import("node:http").IncomingMessage>((resolve, reject) => {
+      const req = httpsRequest(url, { method, headers, agent: this.agent }, resolve);
+      req.on("error", reject);
+      if (payload !== undefined) req.write(payload);
+      req.end();
+    });
+  }
+
+  async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<Reply<T>> {
+    const res = await this.send(method, path, o);
+    const chunks: Buffer[] = [];
+    for await (const chunk of res) chunks.push(chunk as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    const type = String(res.headers["content-type"] ?? "");
+    let body: unknown = text;
+    try {
+      if (type.startsWith("application/json")) body = JSON.parse(text);
+      else if (type.startsWith("application/yaml")) body = parseYaml(text);
+    } catch {
+      body = text;
+    }
+    return { status: res.statusCode ?? 0, headers: res.headers, warnings: warningsOf(res.headers), body: body as T, text };
+  }
+
+  get<T = any>(path: string, o?: RequestOptions) {
+    return this.request<T>("GET", path, o);
+  }
+  post<T = any>(path: string, body: unknown, o?: RequestOptions) {
+    return this.request<T>("POST", path, { ...o, body });
+  }
+  put<T = any>(path: string, body: unknown, o?: RequestOptions) {
+    return this.request<T>("PUT", path, { ...o, body });
+  }
+  /** Merge patch unless another type is given. */
+  patch<T = any>(path: string, body: unknown, type = "application/merge-patch+json", o?: RequestOptions) {
+    return this.request<T>("PATCH", path, { ...o, body, contentType: type });
+  }
+  delete<T = any>(path: string, body?: unknown, o?: RequestOptions) {
+    return this.request<T>("DELETE", path, { ...o, body });
+  }
+
+  /** Opens a watch (`watch=true` is added) and returns once the response headers are in. */
+  async watch(path: string, o: RequestOptions = {}): Promise<WatchStream> {
+    const sep = path.includes("?") ? "&" : "?";
+    const res = await this.send("GET", `${path}${sep}watch=true`, o);
+    return new WatchStream(res.statusCode ?? 0, res.headers, res);
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+export function warningsOf(headers: IncomingHttpHeaders): string[] {
+  const raw = headers.warning;
+  // Node joins repeated headers with ", "; split on the boundary between two `299 - "..."` values.
+  const text = Array.isArray(raw) ? raw.join(", ") : (raw ?? "");
+  const out: string[] = [];
+  const re = /\d{3} \S+ "((?:[^"\\]|\\.)*)"/g;
+  for (let m = re.exec(text); m; m = re.exec(text)) out.push(JSON.parse(`"${m[1]}"`) as string);
+  return out;
+}
+
+export interface TestServer {
+  api: Client;
+  server: RunningApiserver;
+  dataDir: string;
+  config: ApiserverConfig;
+  /** Stops the apiserver and starts it again on the same data directory. */
+  restart(): Promise<void>;
+  /** Stops the apiserver and removes its data directory. */
+  stop(): Promise<void>;
+}
+
+export interface TestServerOptions {
+  history?: Partial<ApiserverConfig["history"]>;
+}
+
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), "orch-apiserver-test-"));
+  const config: ApiserverConfig = {
+    dataDir,
+    port: 0,
+    bind: "127.0.0.1",
+    natsUrl: undefined,
+    profile: namingProfile("orch"),
+    history: { maxRevisions: 100_000, maxAgeMs: 3_600_000, compactEveryMs: 60_000, ...options.history },
+  };
+  const pki = (name: string) => readFileSync(join(dataDir, "pki", name), "utf8");
+  const t = {
+    dataDir,
+    config,
+  } as TestServer;
+  const boot = async () => {
+    t.server = await startApiserver(config);
+    t.api = new Client(t.server.url, { ca: pki("ca.crt"), cert: pki("admin.crt"), key: pki("admin.key") });
+  };
+  t.restart = async () => {
+    t.api.close();
+    await t.server.close();
+    config.port = t.server.port;
+    await boot();
+  };
+  t.stop = async () => {
+    t.api.close();
+    await t.server.close();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  await boot();
+  return t;
+}
+
+let counter = 0;
+/** A fresh namespace for one test, so tests in a file do not see each other's objects. */
+export async function freshNamespace(api: Client, prefix = "t"): Promise<string> {
+  const name = `${prefix}-${process.pid}-${++counter}`;
+  const r = await api.post("/api/v1/namespaces", { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  if (r.status !== 201) throw new Error(`creating namespace ${name}: ${r.status} ${r.text}`);
+  return name;
+}
+
+/** A minimal valid Deployment. */
+export function deployment(name: string, labels: Record<string, string> = {}, replicas = 1) {
+  return {
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { name, labels },
+    spec: {
+      replicas,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: { containers: [{ name: "c", image: "nginx" }] },
+      },
+    },
+  };
+}
+
+/** A minimal valid Secret. */
+export function secret(name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) {
+  return { apiVersion: "v1", kind: "Secret", metadata: { name, labels }, type: "Opaque", data };
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;

@@ -1,0 +1,115 @@
+// `npm start`: NATS (unless ORCH_NATS_URL is set), the apiserver and every controller app, each its
+// own process with the environment of the contract. Ctrl-C or SIGTERM stops them all.
+import { existsSync, readdirSync } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import { createServer, connect } from "node:net";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Supervised } from "./supervisor.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const started = Date.now();
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => resolvePort(port));
+    });
+  });
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+const accepts = (port: number) =>
+  new Promise<boolean>((res) => {
+    const s = connect(port, "127.0.0.1");
+    s.once("connect", () => (s.destroy(), res(true)));
+    s.once("error", () => res(false));
+  });
+
+function findNatsServer(): string {
+  for (const dir of [...(process.env.PATH ?? "").split(":"), "/usr/sbin", "/usr/local/bin"]) {
+    const candidate = join(dir, "nats-server");
+    if (dir && existsSync(candidate)) return candidate;
+  }
+  throw new Error("nats-server not found on PATH (install it, e.g. `apt-get install nats-server`, or set ORCH_NATS_URL)");
+}
+
+/** Controller apps: every app with a built entry point, apart from the apiserver. */
+function controllerApps(): string[] {
+  return readdirSync(join(root, "apps"))
+    .filter((name) => name !== "apiserver" && existsSync(join(root, "apps", name, "dist", "main.mjs")))
+    .sort();
+}
+
+async function main(): Promise<void> {
+  const dataDir = resolve(process.env.ORCH_DATA_DIR || ".orch");
+  await mkdir(dataDir, { recursive: true });
+  const env: NodeJS.ProcessEnv = { ...process.env, ORCH_DATA_DIR: dataDir };
+  const children: Supervised[] = [];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log("[launcher] stopping");
+    // Controllers first, then the apiserver, then NATS.
+    for (const child of [...children].reverse()) await child.stop();
+    process.exit(code);
+  };
+  process.on("SIGINT", () => void stopAll(0));
+  process.on("SIGTERM", () => void stopAll(0));
+
+  if (!env.ORCH_NATS_URL) {
+    const port = await freePort();
+    const nats = new Supervised(
+      { name: "nats", command: findNatsServer(), args: ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", join(dataDir, "nats")],
+        env,
+        // nats-server's banner is noise here; its warnings and errors are not.
+        show: (line) => !line.includes("[INF]"),
+      },
+      log,
+    );
+    children.push(nats);
+    nats.start();
+    env.ORCH_NATS_URL = `nats://127.0.0.1:${port}`;
+    await waitFor(() => accepts(port), "nats-server");
+  }
+
+  // The kubeconfig appears when the apiserver is ready; a stale one must not be mistaken for that.
+  const kubeconfig = join(dataDir, "kubeconfig");
+  await rm(kubeconfig, { force: true });
+  const apiserver = new Supervised(
+    { name: "apiserver", command: process.execPath, args: [join(root, "apps", "apiserver", "dist", "main.mjs")], env },
+    log,
+  );
+  children.push(apiserver);
+  apiserver.start();
+  await waitFor(() => existsSync(kubeconfig), "the apiserver");
+
+  const controllerEnv = { ...env, KUBECONFIG: kubeconfig };
+  for (const name of controllerApps()) {
+    const child = new Supervised(
+      { name, command: process.execPath, args: [join(root, "apps", name, "dist", "main.mjs")], env: controllerEnv },
+      log,
+    );
+    children.push(child);
+    child.start();
+  }
+  log(`[launcher] control plane ready in ${Date.now() - started} ms`);
+  log(`[launcher] kubectl --kubeconfig ${kubeconfig} get namespaces`);
+}
+
+main().catch((e: Error) => {
+  log(`[launcher] ${e.message}`);
+  process.exit(1);
+});

@@ -1,0 +1,73 @@
+// Runs one child process: prefixes its output, restarts it with backoff when it crashes, and stops
+// it (TERM, then KILL) on request.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+
+export interface ChildSpec {
+  name: string;
+  command: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+  /** Which output lines to show (all when absent). */
+  show?: (line: string) => boolean;
+}
+
+const MAX_BACKOFF_MS = 30_000;
+/** A run this long counts as healthy and resets the backoff. */
+const STABLE_MS = 10_000;
+const STOP_GRACE_MS = 5_000;
+
+export class Supervised {
+  private child: ChildProcess | undefined;
+  private stopping = false;
+  private backoffMs = 500;
+  private restartTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly spec: ChildSpec,
+    private readonly log: (line: string) => void,
+  ) {}
+
+  start(): void {
+    const started = Date.now();
+    const child = spawn(this.spec.command, this.spec.args, {
+      env: { ...this.spec.env, ORCH_SUPERVISED: "1" },
+      // stdin stays an open pipe: children exit when it closes, so none outlives a killed launcher.
+      stdio: ["pipe", "pipe", "pipe"],
+      // Their own process group: Ctrl-C reaches only the launcher, which stops them in order.
+      detached: true,
+    });
+    this.child = child;
+    const prefix = `[${this.spec.name}]`;
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream! }).on("line", (line) => {
+        if (!this.spec.show || this.spec.show(line)) this.log(`${prefix} ${line}`);
+      });
+    }
+    child.on("error", (e) => this.log(`${prefix} failed to start: ${e.message}`));
+    child.on("exit", (code, signal) => {
+      this.child = undefined;
+      if (this.stopping) return;
+      if (Date.now() - started > STABLE_MS) this.backoffMs = 500;
+      this.log(`${prefix} exited (${signal ?? `code ${code}`}); restarting in ${this.backoffMs} ms`);
+      this.restartTimer = setTimeout(() => this.start(), this.backoffMs);
+      this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+    await exited;
+    clearTimeout(timer);
+  }
+}

@@ -1,0 +1,76 @@
+// Starts the control plane exactly as the README says (`node tools/launcher/dist/main.mjs`, which
+// `npm start` runs after building) in a fresh data directory, and drives the real kubectl against it.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "..", "..", "..");
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once("error", rej);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => res(port));
+    });
+  });
+}
+
+export interface ControlPlane {
+  dataDir: string;
+  kubeconfig: string;
+  output: string[];
+  launcher: ChildProcess;
+  kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Starts kubectl and returns it running (for `get -w`). */
+  spawnKubectl(...args: string[]): ChildProcess;
+  stop(): Promise<number | null>;
+}
+
+export async function startControlPlane(env: NodeJS.ProcessEnv = {}): Promise<ControlPlane> {
+  const dataDir = await mkdtemp(join(tmpdir(), "orch-e2e-"));
+  const cacheDir = join(dataDir, "kubectl-cache");
+  const port = await freePort();
+  const launcher = spawn(process.execPath, [join(root, "tools", "launcher", "dist", "main.mjs")], {
+    env: { ...process.env, ORCH_DATA_DIR: dataDir, ORCH_PORT: String(port), ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const ready = new Promise<void>((res, rej) => {
+    const onData = (chunk: Buffer) => {
+      output.push(...chunk.toString().split("\n").filter(Boolean));
+      if (output.some((l) => l.includes("control plane ready"))) res();
+    };
+    launcher.stdout!.on("data", onData);
+    launcher.stderr!.on("data", onData);
+    launcher.once("exit", (code) => rej(new Error(`launcher exited with ${code}:\n${output.join("\n")}`)));
+    setTimeout(() => rej(new Error(`control plane not ready in 20 s:\n${output.join("\n")}`)), 20_000);
+  });
+  await ready;
+  const kubeconfig = join(dataDir, "kubeconfig");
+  const base = ["--kubeconfig", kubeconfig, "--cache-dir", cacheDir];
+  return {
+    dataDir,
+    kubeconfig,
+    output,
+    launcher,
+    kubectl: (...args) =>
+      new Promise((res) => {
+        execFile("kubectl", [...base, ...args], { timeout: 30_000 }, (err, stdout, stderr) =>
+          res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+        );
+      }),
+    spawnKubectl: (...args) => spawn("kubectl", [...base, ...args], { stdio: ["ignore", "pipe", "pipe"] }),
+    async stop() {
+      const exited = new Promise<number | null>((res) => launcher.once("exit", (code) => res(code)));
+      launcher.kill("SIGTERM");
+      const code = await exited;
+      // The data directory goes only after the check that nothing runs from it any more.
+      setTimeout(() => void rm(dataDir, { recursive: true, force: true }), 1000).unref();
+      return code;
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// The real kubectl against a control plane started the way the README says.
+import { execFileSync } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ControlPlane, startControlPlane } from "./control-plane.js";
+
+const deployment = (name: string, labels: Record<string, string>) => `
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: ${name}
+  labels: ${JSON.stringify(labels)}
+spec:
+  selector:
+    matchLabels: {app: ${name}}
+  template:
+    metadata:
+      labels: {app: ${name}}
+    spec:
+      containers:
+      - name: main
+        image: nginx:1.27
+`;
+
+let cp: ControlPlane;
+
+beforeAll(async () => {
+  cp = await startControlPlane();
+});
+
+afterAll(async () => {
+  if (cp?.launcher.exitCode === null) await cp.stop();
+});
+
+async function apply(file: string, yaml: string, verb: "create" | "replace" = "create") {
+  const path = `${cp.dataDir}/${file}`;
+  await import("node:fs/promises").then((fs) => fs.writeFile(path, yaml));
+  return cp.kubectl(verb, "-f", path);
+}
+
+describe("kubectl against orch", () => {
+  it("writes a kubeconfig kubectl can use", async () => {
+    expect(await readFile(cp.kubeconfig, "utf8")).toContain("client-certificate-data");
+    const ns = await cp.kubectl("get", "namespaces", "-o", "name");
+    expect(ns.stdout.trim().split("\n")).toContain("namespace/default");
+  });
+
+  it("lists every kind in api-resources", async () => {
+    const out = await cp.kubectl("api-resources", "--no-headers");
+    expect(out.code).toBe(0);
+    for (const r of [
+      "namespaces",
+      "serviceaccounts",
+      "podtemplates",
+      "replicationcontrollers",
+      "deployments",
+      "certificatesigningrequests",
+      "clustertrustbundles",
+      "deviceclasses",
+      "priorityclasses",
+      "customresourcedefinitions",
+    ]) {
+      expect(out.stdout).toMatch(new RegExp(`^${r}\\s`, "m"));
+    }
+  });
+
+  it("creates from YAML and reads back with get -o yaml", async () => {
+    const created = await apply("web.yaml", deployment("web", { tier: "front" }));
+    expect(created.stderr).toBe("");
+    expect(created.stdout.trim()).toBe("deployment.apps/web created");
+    const got = await cp.kubectl("get", "deployment", "web", "-o", "yaml");
+    expect(got.stdout).toContain("name: web");
+    expect(got.stdout).toMatch(/resourceVersion: "\d+"/);
+    expect(got.stdout).toContain("replicas: 1"); // defaulted by the server
+  });
+
+  it("selects with -l and prints the server-side table", async () => {
+    await apply("api.yaml", deployment("api", { tier: "back" }));
+    const front = await cp.kubectl("get", "deployments", "-l", "tier=front");
+    expect(front.stdout).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE/);
+    expect(front.stdout).toContain("web");
+    expect(front.stdout).not.toContain("api");
+    const notFront = await cp.kubectl("get", "deployments", "-l", "tier!=front", "-o", "name");
+    expect(notFront.stdout.trim()).toBe("deployment.apps/api");
+  });
+
+  it("pages with --chunk-size", async () => {
+    for (const n of ["c1", "c2", "c3"]) await apply(`${n}.yaml`, deployment(n, { chunk: "yes" }));
+    const out = await cp.kubectl("get", "deployments", "-l", "chunk=yes", "--chunk-size=1", "-o", "name", "-v=6");
+    expect(out.stdout.trim().split("\n")).toEqual(["deployment.apps/c1", "deployment.apps/c2", "deployment.apps/c3"]);
+    // kubectl really paged: it followed continue tokens.
+    expect(out.stderr).toMatch(/continue=/);
+  });
+
+  it("watches with get -w", async () => {
+    const watcher = cp.spawnKubectl("get", "deployments", "-w", "-o", "name", "--request-timeout=15s");
+    let seen = "";
+    watcher.stdout!.on("data", (d: Buffer) => (seen += d.toString()));
+    await new Promise((r) => setTimeout(r, 1500));
+    await apply("watched.yaml", deployment("watched", {}));
+    const deadline = Date.now() + 10_000;
+    while (!seen.includes("deployment.apps/watched") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    watcher.kill();
+    expect(seen).toContain("deployment.apps/web");
+    expect(seen).toContain("deployment.apps/watched");
+  });
+
+  it("replaces, patches and deletes", async () => {
+    const replaced = await apply("web.yaml", deployment("web", { tier: "front", version: "2" }), "replace");
+    expect(replaced.stdout.trim()).toBe("deployment.apps/web replaced");
+    const patched = await cp.kubectl("patch", "deployment", "web", "--type=merge", "-p", '{"spec":{"replicas":3}}');
+    expect(patched.stdout.trim()).toBe("deployment.apps/web patched");
+    const fields = await cp.kubectl(
+      "get",
+      "deployment",
+      "web",
+      "-o",
+      "jsonpath={.spec.replicas} {.metadata.labels.version} {.metadata.generation}",
+    );
+    expect(fields.stdout).toBe("3 2 2");
+    const deleted = await cp.kubectl("delete", "deployment", "web");
+    expect(deleted.stdout.trim()).toBe('deployment.apps "web" deleted');
+    const gone = await cp.kubectl("get", "deployment", "web");
+    expect(gone.code).not.toBe(0);
+    expect(gone.stderr).toContain('deployments.apps "web" not found');
+  });
+
+  it("reports validation errors the way Kubernetes does", async () => {
+    const bad = await apply("bad.yaml", deployment("Bad_Name", {}));
+    expect(bad.code).not.toBe(0);
+    // kubectl renders a 422 Status from its kind and causes, as it does for Kubernetes.
+    expect(bad.stderr).toContain('The Deployment "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name"');
+  });
+});
+
+describe("stopping the control plane", () => {
+  it("SIGTERM stops every process it started", async () => {
+    const { dataDir } = cp;
+    const port = Number(/https:\/\/127\.0\.0\.1:(\d+)/.exec(cp.output.join("\n"))?.[1]);
+    expect(port).toBeGreaterThan(0);
+    expect(await cp.stop()).toBe(0);
+    const ps = execFileSync("ps", ["-eo", "args"]).toString();
+    expect(ps).not.toContain(dataDir); // nats-server runs with its store in the data dir
+    const refused = await new Promise((res) => {
+      const s = connect(port, "127.0.0.1");
+      s.once("connect", () => (s.destroy(), res(false)));
+      s.once("error", () => res(true));
+    });
+    expect(refused).toBe(true);
+  });
+});
