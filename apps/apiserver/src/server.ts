@@ -97,8 +97,10 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   }));
   const relay = config.natsUrl ? await EventRelay.start(storage, config.natsUrl) : undefined;
   const compactor = setInterval(() => {
-    storage
-      .compact({ maxRevisions: config.history.maxRevisions, maxAgeMs: config.history.maxAgeMs })
+    // Compaction keeps what the relay has not published yet; without a relay nothing waits for it.
+    const published = relay ? Promise.resolve() : storage.currentRevision().then((r) => storage.markPublished(r));
+    published
+      .then(() => storage.compact({ maxRevisions: config.history.maxRevisions, maxAgeMs: config.history.maxAgeMs }))
       .catch((e) => console.error("compaction failed:", e));
   }, config.history.compactEveryMs);
   compactor.unref();

@@ -3,7 +3,8 @@
 import { namingProfile } from "@orch/api";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { Agent, type IncomingHttpHeaders, request as httpsRequest } from "node:https";
+import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
+import { Agent, request as httpsRequest } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -46,7 +47,7 @@ export class WatchStream {
   constructor(
     readonly status: number,
     readonly headers: IncomingHttpHeaders,
-    private readonly res: import("node:http").IncomingMessage,
+    private readonly res: IncomingMessage,
   ) {
     res.setEncoding("utf8");
     res.on("data", (chunk: string) => {
@@ -137,7 +138,7 @@ export class Client {
       headers["Content-Length"] = String(Buffer.byteLength(payload));
     }
     const url = new URL(path, this.url);
-    return new Promise<import("node:http").IncomingMessage>((resolve, reject) => {
+    return new Promise<IncomingMessage>((resolve, reject) => {
       const req = httpsRequest(url, { method, headers, agent: this.agent }, resolve);
       req.on("error", reject);
       if (payload !== undefined) req.write(payload);

@@ -71,8 +71,8 @@ export interface KindDefinition {
   selectableFields: Readonly<Record<string, (obj: ObjectHeader) => string | undefined>>;
   printerColumns: readonly PrinterColumn[];
   verbs: readonly Verb[];
-  /** Validates `metadata.name`; returns Kubernetes' messages (DNS subdomain by default). */
-  validateName?: (name: string) => string[];
+  /** Validates `metadata.name` (it may depend on the object); returns Kubernetes' messages (DNS subdomain by default). */
+  validateName?: (name: string, obj: ObjectHeader) => string[];
   /** Delete answers with the deleted object instead of a Status (Kubernetes' ReturnDeletedObject). */
   deleteReturnsObject?: boolean;
   /** PUT to a missing object creates it. */

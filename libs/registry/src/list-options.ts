@@ -44,23 +44,38 @@ interface ContinueToken {
 const CONTINUE_EXPIRED =
   "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.";
 
-function encodeContinue(revision: number, after: Position): string {
-  const start = `${after.namespace ? `${after.namespace}/` : ""}${after.name}\u0000`;
-  const token: ContinueToken = { v: "meta.k8s.io/v1", rv: revision, start };
+/**
+ * Kubernetes' token: base64url JSON whose `start` is the next key relative to the list's key prefix,
+ * so `name\0` within one namespace (or for a cluster-scoped kind) and `namespace/name\0` across all.
+ */
+function encodeContinue(revision: number, after: Position, namespace: string | undefined): string {
+  const relative = namespace !== undefined || !after.namespace ? after.name : `${after.namespace}/${after.name}`;
+  const token: ContinueToken = { v: "meta.k8s.io/v1", rv: revision, start: `${relative}\u0000` };
   return Buffer.from(JSON.stringify(token)).toString("base64url");
 }
 
-function decodeContinue(text: string): { revision: number; after: Position } {
+function decodeContinue(text: string, namespace: string | undefined): { revision: number; after: Position } {
+  const invalid = (why: string) => errors.badRequest(`invalid continue token: continue key is not valid: ${why}`);
+  let token: Partial<ContinueToken>;
   try {
-    const token = JSON.parse(Buffer.from(text, "base64url").toString()) as ContinueToken;
-    if (token.v !== "meta.k8s.io/v1" || !Number.isInteger(token.rv) || typeof token.start !== "string") throw 0;
-    const key = token.start.replace(/\u0000$/, "");
-    const slash = key.indexOf("/");
-    const after = slash < 0 ? { namespace: "", name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-    return { revision: token.rv, after };
-  } catch {
-    throw errors.badRequest(`continue key is not valid: ${text}`);
+    if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("illegal base64 data");
+    const parsed = JSON.parse(Buffer.from(text, "base64url").toString()) as unknown;
+    if (typeof parsed !== "object" || parsed === null) throw new Error("not a JSON object");
+    token = parsed as Partial<ContinueToken>;
+  } catch (e) {
+    throw invalid((e as Error).message);
   }
+  if (token.v !== "meta.k8s.io/v1") throw invalid(`server does not recognize this encoded version ${String(token.v ?? "")}`);
+  if (typeof token.rv !== "number" || !Number.isInteger(token.rv) || token.rv === 0) {
+    throw invalid("incorrect encoded start resourceVersion (version meta.k8s.io/v1)");
+  }
+  const key = typeof token.start === "string" ? token.start.replace(/\u0000$/, "") : "";
+  if (key === "") throw invalid("encoded start key empty (version meta.k8s.io/v1)");
+  if (key.split("/").some((p) => p === "" || p === "." || p === "..")) throw invalid(`invalid start key ${JSON.stringify(key)}`);
+  if (namespace !== undefined) return { revision: token.rv, after: { namespace, name: key } };
+  const slash = key.indexOf("/");
+  const after = slash < 0 ? { namespace: "", name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+  return { revision: token.rv, after };
 }
 
 function parseRevision(text: string, errs: FieldError[]): number | undefined {
@@ -76,7 +91,7 @@ export function planList(kind: KindDefinition, o: ListOptions, watch: boolean): 
   const rv = o.resourceVersion ?? "";
   const match = o.resourceVersionMatch ?? "";
   if (match && match !== "NotOlderThan" && match !== "Exact") {
-    errs.push(fieldError.notSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan"]));
+    errs.push(fieldError.notSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]));
   }
   if (match && !rv) {
     errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
@@ -111,22 +126,26 @@ export function planList(kind: KindDefinition, o: ListOptions, watch: boolean): 
   const filter =
     labels || fields ? (obj: ObjectHeader) => (!labels || labels(obj)) && (!fields || fields(obj)) : undefined;
 
+  const namespace = kind.namespaced ? o.namespace : undefined;
   const plan: ListPlan = {
-    namespace: kind.namespaced ? o.namespace : undefined,
+    namespace,
     filter,
     limit: watch ? undefined : o.limit || undefined,
     initialEvents: false,
-    encodeContinue,
-    expired: (e) =>
-      o.continue && !watch
-        ? errors.gone(CONTINUE_EXPIRED)
-        : errors.gone(`too old resource version: ${e.requested} (${e.compacted})`),
+    encodeContinue: (revision, after) => encodeContinue(revision, after, namespace),
+    expired: (e) => errors.gone(`too old resource version: ${e.requested} (${e.compacted})`),
   };
   if (o.continue && !watch) {
     if (rv && rv !== "0") throw errors.badRequest("specifying resource version is not allowed when using continue");
-    const token = decodeContinue(o.continue);
-    plan.exactRevision = token.revision;
+    const token = decodeContinue(o.continue, namespace);
+    // rv -1 is the token handed out with an expired one: continue at the latest state.
+    if (token.revision > 0) plan.exactRevision = token.revision;
     plan.after = token.after;
+    plan.expired = () => {
+      const gone = errors.gone(CONTINUE_EXPIRED);
+      gone.status.metadata = { continue: encodeContinue(-1, token.after, namespace) };
+      return gone;
+    };
     return plan;
   }
   if (watch) {

@@ -1,5 +1,5 @@
 // ObjectMeta rules common to every kind, run before the kind's own validation.
-import type { ObjectMeta } from "@orch/api";
+import type { ObjectHeader, ObjectMeta } from "@orch/api";
 import { type FieldError, fieldError } from "@orch/machinery";
 import type { KindDefinition } from "./kind.js";
 
@@ -25,13 +25,13 @@ export function dnsLabelName(name: string): string[] {
   return out;
 }
 
-export function validateMetaForCreate(kind: KindDefinition, meta: ObjectMeta): FieldError[] {
+export function validateMetaForCreate(kind: KindDefinition, meta: ObjectMeta, obj: ObjectHeader = { metadata: meta }): FieldError[] {
   const errs: FieldError[] = [];
   const validateName = kind.validateName ?? dnsSubdomainName;
   if (!meta.name) {
     errs.push(fieldError.required("metadata.name", "name or generateName is required"));
   } else {
-    for (const msg of validateName(meta.name)) errs.push(fieldError.invalid("metadata.name", meta.name, msg));
+    for (const msg of validateName(meta.name, obj)) errs.push(fieldError.invalid("metadata.name", meta.name, msg));
   }
   if (kind.namespaced && !meta.namespace) errs.push(fieldError.required("metadata.namespace"));
   if (meta.generation !== undefined && meta.generation < 0) {
@@ -40,8 +40,13 @@ export function validateMetaForCreate(kind: KindDefinition, meta: ObjectMeta): F
   return errs;
 }
 
-export function validateMetaForUpdate(kind: KindDefinition, meta: ObjectMeta, old: ObjectMeta): FieldError[] {
-  const errs = validateMetaForCreate(kind, meta);
+export function validateMetaForUpdate(
+  kind: KindDefinition,
+  meta: ObjectMeta,
+  old: ObjectMeta,
+  obj: ObjectHeader = { metadata: meta },
+): FieldError[] {
+  const errs = validateMetaForCreate(kind, meta, obj);
   const immutable = (field: keyof ObjectMeta) => {
     if (JSON.stringify(meta[field]) !== JSON.stringify(old[field])) {
       errs.push(fieldError.invalid(`metadata.${field}`, meta[field], "field is immutable"));

@@ -164,11 +164,11 @@ export class ResourceStore {
     const deadline = Date.now() + 3000;
     while (this.deps.hub.revision < revision) {
       if (Date.now() > deadline) {
-        throw errors.timeout(
-          `Too large resource version: ${revision}, current: ${this.deps.hub.revision}`,
-          1,
-          "ResourceVersionTooLarge",
-        );
+        // storage.NewTooLargeResourceVersionError as the watch cache returns it.
+        throw failure(504, "Timeout", `Timeout: Too large resource version: ${revision}, current: ${this.deps.hub.revision}`, {
+          causes: [{ reason: "ResourceVersionTooLarge", message: "Too large resource version" }],
+          retryAfterSeconds: 1,
+        });
       }
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -320,8 +320,8 @@ export class ResourceStore {
 
   private validate(strategy: Strategy, obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext) {
     const errs = old
-      ? [...validateMetaForUpdate(this.kind, obj.metadata, old.metadata), ...(strategy.validateUpdate?.(obj, old, ctx) ?? [])]
-      : [...validateMetaForCreate(this.kind, obj.metadata), ...(strategy.validate?.(obj, ctx) ?? [])];
+      ? [...validateMetaForUpdate(this.kind, obj.metadata, old.metadata, obj), ...(strategy.validateUpdate?.(obj, old, ctx) ?? [])]
+      : [...validateMetaForCreate(this.kind, obj.metadata, obj), ...(strategy.validate?.(obj, ctx) ?? [])];
     if (errs.length > 0) this.invalid(obj.metadata.name ?? "", errs);
     const warnings = strategy.warnings?.(obj, old, ctx);
     if (warnings) ctx.warnings.push(...warnings);

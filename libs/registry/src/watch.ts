@@ -61,6 +61,8 @@ export class Watcher implements AsyncIterable<WatchEvent> {
   }
 
   deliver(change: Change): void {
+    // A start revision in the future: nothing up to it is delivered.
+    if (change.revision <= this.options.after) return;
     const event = this.options.filter(change);
     if (event) this.push(event);
   }
@@ -162,6 +164,9 @@ export class WatchHub {
 
   private async replay(watcher: Watcher, options: WatchOptions, through: number): Promise<void> {
     if (options.after >= through) return;
+    // The in-memory window may still hold changes the storage has compacted: the storage decides.
+    const compacted = await this.storage.compactedRevision();
+    if (options.after < compacted) throw new CompactedError(options.after, compacted);
     const first = this.window[0];
     if (first && first.revision <= options.after + 1) {
       for (const change of this.window) {

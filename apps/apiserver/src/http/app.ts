@@ -106,15 +106,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
         Object.assign(errors.methodNotSupported({ group: info.group, resource: info.resource }, c.req.method), {}),
       );
     }
-    const controller = new AbortController();
-    c.env.incoming.on("close", () => controller.abort());
-    c.env.outgoing.on("close", () => controller.abort());
     return handleResource(deps, {
       info,
       query: url.searchParams,
       headers: c.req.raw.headers,
       ctx: c.get("ctx"),
-      signal: controller.signal,
+      onClose: (callback) => c.env.outgoing.once("close", callback),
       readBody: async () => {
         const declared = Number(c.req.header("content-length") ?? 0);
         if (declared > MAX_BODY_BYTES) throw errors.tooLarge(`limit is ${MAX_BODY_BYTES}`);

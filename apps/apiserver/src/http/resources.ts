@@ -32,8 +32,8 @@ export interface IncomingRequest {
   headers: Headers;
   readBody(): Promise<string>;
   ctx: RequestContext;
-  /** Aborted when the client goes away (watch). */
-  signal: AbortSignal;
+  /** Calls back when the client goes away (watch). */
+  onClose(callback: () => void): void;
 }
 
 const BOOL = (v: string | null) => (v === null ? undefined : v === "true" || v === "1");
@@ -277,7 +277,7 @@ async function watch(
           object: JSON.stringify({ kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: { resourceVersion: String(revision) } }),
         });
       }, 60_000);
-      req.signal.addEventListener("abort", stop);
+      req.onClose(stop);
       void (async () => {
         try {
           for await (const event of watcher) {

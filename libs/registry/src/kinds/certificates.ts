@@ -1,6 +1,7 @@
 // certificates.<domain> kinds.
 import { CertificateSigningRequest, ClusterTrustBundle, type NamingProfile } from "@orch/api";
 import type { KindDefinition, Strategy } from "../kind.js";
+import { dnsSubdomainName } from "../meta-validation.js";
 import { AGE, at, column, defineKind, statusSubresource } from "./define.js";
 
 const signerName = (o: object) => at(o, "spec.signerName") as string | undefined;
@@ -55,6 +56,17 @@ export const certificateSigningRequests = (p: NamingProfile): KindDefinition =>
     ],
   });
 
+/** A bundle of a signer is named `<signerName with ":" for "/">:<anything>` (ValidateClusterTrustBundleName). */
+function clusterTrustBundleName(name: string, obj: object): string[] {
+  const signer = signerName(obj);
+  if (!signer) {
+    return name.includes(":") ? ['ClusterTrustBundle without signer name must not have ":" in its name'] : dnsSubdomainName(name);
+  }
+  const prefix = `${signer.replaceAll("/", ":")}:`;
+  if (!name.startsWith(prefix)) return [`ClusterTrustBundle for signerName ${signer} must be named with prefix ${prefix}`];
+  return dnsSubdomainName(name.slice(prefix.length));
+}
+
 export const clusterTrustBundles = (p: NamingProfile): KindDefinition =>
   defineKind({
     group: p.group("certificates"),
@@ -63,6 +75,7 @@ export const clusterTrustBundles = (p: NamingProfile): KindDefinition =>
     plural: "clustertrustbundles",
     namespaced: false,
     schema: ClusterTrustBundle,
+    validateName: clusterTrustBundleName,
     selectableFields: { "spec.signerName": (o) => signerName(o) ?? "" },
     printerColumns: [column("SignerName", "string", (o) => signerName(o) ?? "<none>"), AGE],
   });

@@ -167,23 +167,38 @@ export class SqliteStorage implements Storage {
     object: KubeObject,
     write: (revision: number, value: string) => { prevRevision: number; prevValue: string | undefined },
   ): Change {
-    const change = this.sqlite.transaction((): Change => {
-      const revision = this.q.nextRevision.get()!.value;
-      object.metadata.resourceVersion = String(revision);
-      const value = JSON.stringify(object);
-      const { prevRevision, prevValue } = write(revision, value);
-      this.q.insertChange.run({
-        ...key,
-        revision,
-        type,
-        value,
-        prevRevision,
-        prevValue: prevValue ?? null,
-        committedAt: Date.now(),
-      });
-      return { ...key, revision, type, value, prevValue };
-    })();
-    for (const listener of this.listeners) listener(change);
+    const before = object.metadata.resourceVersion;
+    let change: Change;
+    try {
+      change = this.sqlite.transaction((): Change => {
+        const revision = this.q.nextRevision.get()!.value;
+        object.metadata.resourceVersion = String(revision);
+        const value = JSON.stringify(object);
+        const { prevRevision, prevValue } = write(revision, value);
+        this.q.insertChange.run({
+          ...key,
+          revision,
+          type,
+          value,
+          prevRevision,
+          prevValue: prevValue ?? null,
+          committedAt: Date.now(),
+        });
+        return { ...key, revision, type, value, prevValue };
+      })();
+    } catch (e) {
+      // Rolled back: the caller's object must not carry a revision that was never committed.
+      object.metadata.resourceVersion = before;
+      throw e;
+    }
+    for (const listener of this.listeners) {
+      // The write is committed: a failing listener must neither fail it nor starve the others.
+      try {
+        listener(change);
+      } catch (e) {
+        console.error("onCommit listener failed:", e);
+      }
+    }
     return change;
   }
 
@@ -227,11 +242,12 @@ export class SqliteStorage implements Storage {
   }
 
   async changes(after: number, limit: number, resource?: string): Promise<Change[]> {
-    const compacted = this.counterValue(this.q.compacted);
-    if (after < compacted) throw new CompactedError(after, compacted);
-    const rows = resource
-      ? this.q.changesAfterFor.all({ after, limit, resource })
-      : this.q.changesAfter.all({ after, limit });
+    // One read transaction, so a compaction by another connection cannot slip between the check and the read.
+    const rows = this.sqlite.transaction(() => {
+      const compacted = this.counterValue(this.q.compacted);
+      if (after < compacted) throw new CompactedError(after, compacted);
+      return resource ? this.q.changesAfterFor.all({ after, limit, resource }) : this.q.changesAfter.all({ after, limit });
+    })();
     return rows.map((r) => ({
       resource: r.resource,
       namespace: r.namespace,
@@ -247,7 +263,8 @@ export class SqliteStorage implements Storage {
     // One read transaction: every batch sees the same snapshot.
     return this.sqlite.transaction((): ListResult => {
       const current = this.counterValue(this.q.revision);
-      const revision = query.revision ?? current;
+      // A list is never consistent at a revision that does not exist yet: a watch from it would skip writes.
+      const revision = Math.min(query.revision ?? current, current);
       if (query.revision !== undefined) {
         const compacted = this.counterValue(this.q.compacted);
         if (revision < compacted) throw new CompactedError(revision, compacted);
@@ -334,7 +351,7 @@ export class SqliteStorage implements Storage {
     })();
     if (result.removed > 0) {
       this.sqlite.pragma("incremental_vacuum");
-      this.sqlite.pragma("wal_checkpoint(TRUNCATE)");
+      
     }
     return result;
   }

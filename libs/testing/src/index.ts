@@ -1,0 +1,2 @@
+export { freePort } from "./ports.js";
+export { type NatsServer, natsServerBinary, startNatsServer } from "./nats.js";

@@ -1,0 +1,57 @@
+// A closed-loop load generator: N concurrent clients over HTTPS keep-alive, each sending its next
+// request when the previous one answers. Latency is measured per request.
+import { Pool } from "undici";
+
+export interface Tls {
+  ca: string;
+  cert: string;
+  key: string;
+}
+
+export function pool(origin: string, tls: Tls, connections: number): Pool {
+  return new Pool(origin, {
+    connections,
+    pipelining: 1,
+    connect: { ca: tls.ca, cert: tls.cert, key: tls.key, rejectUnauthorized: true },
+  });
+}
+
+export interface LoadResult {
+  requests: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export const percentile = (sorted: number[], p: number): number =>
+  sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/** Runs `total` requests from `concurrency` loops; `request(i)` must resolve to the HTTP status. */
+export async function runLoad(
+  total: number,
+  concurrency: number,
+  request: (i: number) => Promise<number>,
+  expectStatus: number,
+): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= total) return;
+        const t0 = performance.now();
+        const status = await request(i);
+        latencies.push(performance.now() - t0);
+        if (status !== expectStatus) errors++;
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  latencies.sort((a, b) => a - b);
+  return { requests: total, seconds, perSecond: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
+}

@@ -1,0 +1,299 @@
+// `npm run bench`: the apiserver's throughput, latency, list time, watch latency, start time and
+// memory on this machine, against the ceiling of a minimal Hono + better-sqlite3 server.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:net";
+import { cpus, tmpdir, totalmem } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Agent, request } from "undici";
+import { runBaselineServer } from "./baseline.js";
+import { type LoadResult, type Tls, percentile, pool, runLoad } from "./load.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const quick = process.argv.includes("--quick");
+const N = {
+  creates: quick ? 2_000 : 20_000,
+  gets: quick ? 5_000 : 50_000,
+  list: quick ? 1_000 : 10_000,
+  watchEvents: quick ? 200 : 1_000,
+  stored: quick ? 10_000 : 100_000,
+  starts: quick ? 1 : 5,
+};
+const CONCURRENCY = 32;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once("error", rej);
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => res(port));
+    });
+  });
+}
+
+interface Apiserver {
+  origin: string;
+  tls: Tls;
+  /** The apiserver's own serving certificate, reused by the baseline server. */
+  serving: { cert: string; key: string };
+  child: ChildProcess;
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+async function startApiserver(dataDir: string): Promise<Apiserver> {
+  const port = await freePort();
+  const kubeconfig = join(dataDir, "kubeconfig");
+  // It appears when the apiserver is ready; one from an earlier run must not count.
+  await rm(kubeconfig, { force: true });
+  const child = spawn(process.execPath, [join(root, "apps", "apiserver", "dist", "main.mjs")], {
+    env: { ...process.env, ORCH_DATA_DIR: dataDir, ORCH_PORT: String(port) },
+    stdio: "ignore",
+  });
+  while (!existsSync(kubeconfig)) await sleep(10);
+  const pki = (f: string) => readFileSync(join(dataDir, "pki", f), "utf8");
+  return {
+    origin: `https://127.0.0.1:${port}`,
+    tls: { ca: pki("ca.crt"), cert: pki("admin.crt"), key: pki("admin.key") },
+    serving: { cert: pki("apiserver.crt"), key: pki("apiserver.key") },
+    child,
+    dataDir,
+    async stop() {
+      const exited = new Promise((r) => child.once("exit", r));
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+const rssMiB = (pid: number) => {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return m ? Number(m[1]) / 1024 : NaN;
+};
+
+const serviceAccount = (name: string) => JSON.stringify({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, labels: { bench: "yes" } } });
+
+async function createMany(p: ReturnType<typeof pool>, namespace: string, prefix: string, count: number): Promise<LoadResult> {
+  return runLoad(
+    count,
+    CONCURRENCY,
+    async (i) => {
+      const res = await p.request({
+        path: `/api/v1/namespaces/${namespace}/serviceaccounts`,
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: serviceAccount(`${prefix}-${i}`),
+      });
+      await res.body.dump();
+      return res.statusCode;
+    },
+    201,
+  );
+}
+
+async function createNamespace(p: ReturnType<typeof pool>, name: string): Promise<void> {
+  const res = await p.request({
+    path: "/api/v1/namespaces",
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } }),
+  });
+  await res.body.dump();
+}
+
+async function watchLatency(api: Apiserver, p: ReturnType<typeof pool>): Promise<{ p50: number; p99: number }> {
+  await createNamespace(p, "watched");
+  const sent = new Map<string, number>();
+  const latencies: number[] = [];
+  const agent = new Agent({ connect: { ...api.tls } });
+  const res = await request(`${api.origin}/api/v1/namespaces/watched/serviceaccounts?watch=true&resourceVersion=0`, { dispatcher: agent });
+  let buffer = "";
+  const done = new Promise<void>((resolveDone) => {
+    res.body.on("data", (chunk: Buffer) => {
+      const now = performance.now();
+      buffer += chunk.toString();
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const event = JSON.parse(buffer.slice(0, nl)) as { type: string; object: { metadata: { name: string } } };
+        buffer = buffer.slice(nl + 1);
+        const t0 = sent.get(event.object.metadata.name);
+        if (event.type === "ADDED" && t0 !== undefined) latencies.push(now - t0);
+        if (latencies.length === N.watchEvents) resolveDone();
+      }
+    });
+  });
+  await sleep(200);
+  for (let i = 0; i < N.watchEvents; i++) {
+    const name = `w-${i}`;
+    sent.set(name, performance.now());
+    const r = await p.request({
+      path: "/api/v1/namespaces/watched/serviceaccounts",
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: serviceAccount(name),
+    });
+    await r.body.dump();
+    await sleep(2);
+  }
+  await done;
+  res.body.destroy();
+  await agent.close();
+  latencies.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function coldStart(): Promise<number[]> {
+  const times: number[] = [];
+  for (let run = 0; run < N.starts; run++) {
+    const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-start-"));
+    const port = await freePort();
+    const agent = new Agent({ connect: { rejectUnauthorized: false } });
+    const t0 = performance.now();
+    const launcher = spawn(process.execPath, [join(root, "tools", "launcher", "dist", "main.mjs")], {
+      env: { ...process.env, ORCH_DATA_DIR: dataDir, ORCH_PORT: String(port) },
+      stdio: "ignore",
+    });
+    for (;;) {
+      try {
+        const r = await request(`https://127.0.0.1:${port}/readyz`, { dispatcher: agent });
+        await r.body.dump();
+        if (r.statusCode === 200) break;
+      } catch {
+        // not listening yet
+      }
+      await sleep(5);
+    }
+    times.push(performance.now() - t0);
+    const exited = new Promise((r) => launcher.once("exit", r));
+    launcher.kill("SIGTERM");
+    await exited;
+    await agent.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  return times;
+}
+
+async function baseline(tls: Tls, serving: { cert: string; key: string }): Promise<{ creates: LoadResult; gets: LoadResult }> {
+  const dir = await mkdtemp(join(tmpdir(), "orch-bench-baseline-"));
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url), "--baseline-server", join(dir, "baseline.db")], {
+    env: { ...process.env, BENCH_TLS: JSON.stringify({ ...serving, ca: tls.ca }) },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const port = await new Promise<number>((res) =>
+    child.stdout!.on("data", (d: Buffer) => {
+      const m = /listening (\d+)/.exec(d.toString());
+      if (m) res(Number(m[1]));
+    }),
+  );
+  const p = pool(`https://127.0.0.1:${port}`, tls, CONCURRENCY);
+  const creates = await runLoad(
+    N.creates,
+    CONCURRENCY,
+    async (i) => {
+      const r = await p.request({ path: "/items", method: "POST", headers: { "content-type": "application/json" }, body: serviceAccount(`sa-${i}`) });
+      await r.body.dump();
+      return r.statusCode;
+    },
+    201,
+  );
+  const gets = await runLoad(
+    N.gets,
+    CONCURRENCY,
+    async (i) => {
+      const r = await p.request({ path: `/items/sa-${(i * 7919) % N.creates}`, method: "GET" });
+      await r.body.dump();
+      return r.statusCode;
+    },
+    200,
+  );
+  await p.close();
+  child.kill();
+  await rm(dir, { recursive: true, force: true });
+  return { creates, gets };
+}
+
+const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-"));
+  const api = await startApiserver(dataDir);
+  const p = pool(api.origin, api.tls, CONCURRENCY);
+
+  await createMany(p, "default", "warm", 1000);
+  const creates = await createMany(p, "default", "sa", N.creates);
+  const gets = await runLoad(
+    N.gets,
+    CONCURRENCY,
+    async (i) => {
+      const r = await p.request({ path: `/api/v1/namespaces/default/serviceaccounts/sa-${(i * 7919) % N.creates}`, method: "GET" });
+      await r.body.dump();
+      return r.statusCode;
+    },
+    200,
+  );
+
+  await createNamespace(p, "listed");
+  await createMany(p, "listed", "l", N.list);
+  const listTimes: number[] = [];
+  let listBytes = 0;
+  for (let i = 0; i < 7; i++) {
+    const t0 = performance.now();
+    const r = await p.request({ path: "/api/v1/namespaces/listed/serviceaccounts", method: "GET" });
+    const body = await r.body.text();
+    listTimes.push(performance.now() - t0);
+    listBytes = body.length;
+    if ((JSON.parse(body) as { items: unknown[] }).items.length !== N.list) throw new Error("list returned the wrong count");
+  }
+  listTimes.sort((a, b) => a - b);
+
+  const watch = await watchLatency(api, p);
+
+  const stored = 1000 + N.creates + N.list + N.watchEvents;
+  await createNamespace(p, "bulk");
+  if (N.stored > stored) await createMany(p, "bulk", "b", N.stored - stored);
+  const rssLoaded = rssMiB(api.child.pid!);
+  await p.close();
+  await api.stop();
+  // After a restart: the memory a server holding that many objects needs to serve them.
+  const restarted = await startApiserver(dataDir);
+  const p2 = pool(restarted.origin, restarted.tls, 4);
+  const all = await p2.request({ path: "/api/v1/serviceaccounts?limit=500", method: "GET" });
+  await all.body.dump();
+  const rssRestarted = rssMiB(restarted.child.pid!);
+  await p2.close();
+  await restarted.stop();
+  await rm(dataDir, { recursive: true, force: true });
+
+  const starts = await coldStart();
+  const base = await baseline(api.tls, api.serving);
+
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
+  const rows: [string, string, string][] = [
+    ["creates/s (32 clients)", `${fmt(creates.perSecond, 0)} (p50 ${fmt(creates.p50)} ms, p99 ${fmt(creates.p99)} ms)`, "≥ 3,000"],
+    ["gets/s (32 clients)", `${fmt(gets.perSecond, 0)} (p50 ${fmt(gets.p50)} ms, p99 ${fmt(gets.p99)} ms)`, "≥ 10,000"],
+    [`list of ${N.list.toLocaleString("en")} objects`, `${fmt(percentile(listTimes, 50))} ms median, ${fmt(listTimes[0]!)} ms best (${fmt(listBytes / 2 ** 20)} MiB)`, "≤ 200 ms"],
+    ["create request → watch event", `p50 ${fmt(watch.p50)} ms, p99 ${fmt(watch.p99)} ms`, "p99 ≤ 10 ms"],
+    ["cold start of the launcher until /readyz", `${fmt(percentile(starts.sort((a, b) => a - b), 50), 0)} ms median of ${starts.length}`, "≤ 1,500 ms"],
+    [`apiserver RSS with ${N.stored.toLocaleString("en")} objects`, `${fmt(rssLoaded, 0)} MiB after loading them, ${fmt(rssRestarted, 0)} MiB after a restart and a list`, "≤ 400 MB"],
+    ["baseline (Hono + better-sqlite3) creates/s", `${fmt(base.creates.perSecond, 0)} (p99 ${fmt(base.creates.p99)} ms); orch = ${fmt((100 * creates.perSecond) / base.creates.perSecond, 0)} %`, ""],
+    ["baseline (Hono + better-sqlite3) gets/s", `${fmt(base.gets.perSecond, 0)} (p99 ${fmt(base.gets.p99)} ms); orch = ${fmt((100 * gets.perSecond) / base.gets.perSecond, 0)} %`, ""],
+  ];
+  console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
+  console.log("| measure | result | target |\n|---|---|---|");
+  for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
+  const errors = creates.errors + gets.errors + base.creates.errors + base.gets.errors;
+  if (errors > 0) console.log(`\n${errors} requests failed`);
+}
+
+if (process.argv[2] === "--baseline-server") {
+  // The baseline serves with the apiserver's certificate and asks for client certificates too.
+  const tls = JSON.parse(process.env.BENCH_TLS ?? "{}") as Tls;
+  runBaselineServer(process.argv[3]!, { key: tls.key, cert: tls.cert, ca: tls.ca });
+} else {
+  await main();
+}
