@@ -137,9 +137,12 @@ describe("create", () => {
   });
 
   it("a namespace name must be a DNS-1123 label", async () => {
-    const r = await t.api.post("/api/v1/namespaces", { metadata: { name: "a.b" } });
+    const r = await t.api.post("/api/v1/namespaces", { metadata: { name: "a_b" } });
     expect(r.status).toBe(422);
     expect(r.body.message).toContain("a lowercase RFC 1123 label must consist of");
+    const dotted = await t.api.post("/api/v1/namespaces", { metadata: { name: "a.b" } });
+    expect(dotted.status).toBe(422);
+    expect(dotted.body.message).toBe('Namespace "a.b" is invalid: metadata.name: Invalid value: "a.b": must not contain dots');
   });
 
   it("resourceVersion set on create → 500 with Kubernetes' message and no reason", async () => {

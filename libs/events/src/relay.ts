@@ -2,7 +2,7 @@
 // revision to JetStream in order, with the revision as message id so a re-publish after a crash is
 // dropped by the stream's duplicate window, and advances the published watermark after the acks.
 import type { Change, Storage } from "@orch/storage";
-import { type JetStreamClient, type NatsConnection, RetentionPolicy, StorageType, connect, headers } from "nats";
+import { Events, type JetStreamClient, type NatsConnection, RetentionPolicy, StorageType, connect, headers } from "nats";
 import { EVENTS_PREFIX, subjectForChange } from "./subjects.js";
 
 export const EVENTS_STREAM = "ORCH_EVENTS";
@@ -31,6 +31,8 @@ export class EventRelay {
   private draining: Promise<void> | undefined;
   private again = false;
   private stopped = false;
+  /** False between a disconnect and the reconnect: nats.js discards what is written meanwhile. */
+  private connected = true;
   private readonly unsubscribe: () => void;
   private readonly timer: NodeJS.Timeout;
 
@@ -43,7 +45,23 @@ export class EventRelay {
     // Also retry on a timer: NATS may have been away when the last commit happened.
     this.timer = setInterval(() => this.kick(), 1000);
     this.timer.unref();
+    void this.followConnection();
     this.kick();
+  }
+
+  /**
+   * nats.js drops messages buffered while it is disconnected when it dials again, so a publish made then
+   * only fails at its timeout (5 s), holding up the backlog and stop(). Publish only while connected, and
+   * catch up as soon as the connection is back.
+   */
+  private async followConnection(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === Events.Disconnect) this.connected = false;
+      else if (status.type === Events.Reconnect) {
+        this.connected = true;
+        this.kick();
+      }
+    }
   }
 
   static async start(storage: Storage, url: string, options: RelayOptions = {}): Promise<EventRelay> {
@@ -68,7 +86,7 @@ export class EventRelay {
   }
 
   private kick(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.connected) return;
     if (this.draining) {
       this.again = true;
       return;
@@ -100,7 +118,7 @@ export class EventRelay {
         }),
       );
       await this.storage.markPublished(batch[batch.length - 1]!.revision);
-      if (batch.length < BATCH || this.stopped) return;
+      if (batch.length < BATCH || this.stopped || !this.connected) return;
     }
   }
 

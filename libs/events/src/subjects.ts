@@ -8,12 +8,22 @@
 export const EVENTS_PREFIX = "orch.events";
 export const CLUSTER_SCOPE = "_";
 
+// Characters are escaped as their UTF-8 bytes (`%E2%80%A8` for U+2028, a whitespace): a code unit above
+// 0xFF written as `%2028` would decode as a space followed by "28".
 export function encodeToken(token: string): string {
-  return token.replace(/[%.*>\s]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`);
+  return token.replace(/[%.*>\s]/g, (c) =>
+    [...Buffer.from(c, "utf8")].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
+  );
 }
 
 export function decodeToken(token: string): string {
-  return token.replace(/%([0-9A-F]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16)));
+  return token.replace(/(?:%[0-9A-F]{2})+/g, (bytes) => {
+    try {
+      return decodeURIComponent(bytes);
+    } catch {
+      return bytes; // not UTF-8, so not written by encodeToken: leave it as it is
+    }
+  });
 }
 
 export interface SubjectParts {

@@ -1,6 +1,7 @@
 // Kubernetes `Status` failures (k8s.io/apimachinery/pkg/api/errors). Every failure that leaves the
 // apiserver is one of these, so clients can branch on `reason` and `code`.
 import { type FieldError, fieldErrorBody, fieldErrorText } from "./field.js";
+import { goAggregate } from "./go-format.js";
 
 export interface StatusCause {
   reason?: string;
@@ -93,8 +94,7 @@ export const errors = {
     ),
 
   invalid: (gk: GroupKind, name: string, errs: readonly FieldError[]) => {
-    const texts = errs.map(fieldErrorText);
-    const aggregate = texts.length === 1 ? texts[0] : `[${texts.join(", ")}]`;
+    const aggregate = goAggregate(errs.map(fieldErrorText));
     const details: StatusDetails = {
       name,
       ...(gk.group ? { group: gk.group } : {}),
@@ -140,7 +140,7 @@ export const errors = {
   internal: (message: string) =>
     failure(500, "InternalError", `Internal error occurred: ${message}`, { causes: [{ message }] }),
   timeout: (message: string, retryAfterSeconds: number, causeReason?: string) =>
-    failure(504, "Timeout", message, {
+    failure(504, "Timeout", `Timeout: ${message}`, {
       retryAfterSeconds,
       ...(causeReason ? { causes: [{ reason: causeReason, message }] } : {}),
     }),

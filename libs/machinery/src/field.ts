@@ -1,3 +1,5 @@
+import { goBadValue } from "./go-format.js";
+
 // Field errors as Kubernetes reports them (k8s.io/apimachinery/pkg/util/validation/field):
 // a path, a type, the bad value and a detail. They become `causes` of an Invalid Status.
 
@@ -87,19 +89,8 @@ export const fieldError = {
   internal: (at: At, detail: string) => make("InternalError", at, omitValue, detail),
 };
 
-function formatValue(value: unknown): string {
-  if (value === null || value === undefined) return "null";
-  switch (typeof value) {
-    case "string":
-      return JSON.stringify(value);
-    case "number":
-    case "bigint":
-    case "boolean":
-      return String(value);
-    default:
-      return JSON.stringify(value);
-  }
-}
+/** As Go prints a bad value: `%q` for strings, `%v` for scalars, JSON (HTML-escaped) otherwise. */
+const formatValue = (value: unknown): string => goBadValue(value);
 
 /** The error text without the field, as Kubernetes puts it in `causes[].message`. */
 export function fieldErrorBody(e: FieldError): string {

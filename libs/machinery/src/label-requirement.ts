@@ -35,7 +35,11 @@ export function labelKeyError(key: string, path: string): string | undefined {
  * `values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty`.
  * `values` are kept as given (Kubernetes does not sort or deduplicate here).
  */
-export function newLabelRequirement(key: string, operator: LabelOperator, values: readonly string[] | null = null): LabelRequirement {
+export function newLabelRequirement(
+  key: string,
+  operator: LabelOperator,
+  values: readonly string[] | null = null,
+): LabelRequirement {
   const errs: string[] = [];
   const keyErr = labelKeyError(key, "key");
   if (keyErr) errs.push(keyErr);
@@ -45,7 +49,9 @@ export function newLabelRequirement(key: string, operator: LabelOperator, values
   switch (operator) {
     case "in":
     case "notin":
-      if (vals.length === 0) errs.push(invalid("values", shown, "for 'in', 'notin' operators, values set can't be empty"));
+      if (vals.length === 0) {
+        errs.push(invalid("values", shown, "for 'in', 'notin' operators, values set can't be empty"));
+      }
       break;
     case "=":
     case "==":
@@ -54,11 +60,15 @@ export function newLabelRequirement(key: string, operator: LabelOperator, values
       break;
     case "exists":
     case "!":
-      if (vals.length !== 0) errs.push(invalid("values", shown, "values set must be empty for exists and does not exist"));
+      if (vals.length !== 0) {
+        errs.push(invalid("values", shown, "values set must be empty for exists and does not exist"));
+      }
       break;
     case "gt":
     case "lt":
-      if (vals.length !== 1) errs.push(invalid("values", shown, "for 'Gt', 'Lt' operators, exactly one value is required"));
+      if (vals.length !== 1) {
+        errs.push(invalid("values", shown, "for 'Gt', 'Lt' operators, exactly one value is required"));
+      }
       vals.forEach((v, i) => {
         if (parseInt64(v) === undefined) {
           errs.push(invalid(`values[${i}]`, v, "for 'Gt', 'Lt' operators, the value must be an integer"));

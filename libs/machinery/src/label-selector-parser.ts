@@ -165,7 +165,9 @@ class Parser {
           requirements.push(r);
           const next = this.consume(Context.Values);
           if (next.tok === Token.EndOfString) return requirements;
-          if (next.tok !== Token.Comma) throw new SelectorError(`found '${next.lit}', expected: ',' or 'end of string'`);
+          if (next.tok !== Token.Comma) {
+            throw new SelectorError(`found '${next.lit}', expected: ',' or 'end of string'`);
+          }
           const after = this.lookahead(Context.Values);
           if (after.tok !== Token.Identifier && after.tok !== Token.DoesNotExist) {
             throw new SelectorError(`found '${after.lit}', expected: identifier after ','`);

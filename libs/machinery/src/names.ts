@@ -121,7 +121,9 @@ const labelValueRegexp = new RegExp(`^${labelValueFmt}$`);
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
   if (utf8Length(value) > labelValueMaxLength) errs.push(maxLenError(labelValueMaxLength, "bytes"));
-  if (!labelValueRegexp.test(value)) errs.push(regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"));
+  if (!labelValueRegexp.test(value)) {
+    errs.push(regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"));
+  }
   return errs;
 }
 

@@ -4,7 +4,13 @@
 // list or map itself); so do we. It has no self-reference rule for ownerReferences; neither do we.
 import { type FieldError, FieldPath, fieldError } from "./field.js";
 import { goQuote, isGoPrintable } from "./go-format.js";
-import { type NameValidator, isQualifiedName, isValidLabelValue, nameIsDNSSubdomain, validateNamespaceName } from "./names.js";
+import {
+  type NameValidator,
+  isQualifiedName,
+  isValidLabelValue,
+  nameIsDNSSubdomain,
+  validateNamespaceName,
+} from "./names.js";
 import { compareUtf8, utf8Length } from "./utf8.js";
 
 export interface OwnerReferenceLike {
@@ -50,7 +56,11 @@ export const totalAnnotationSizeLimitBytes = 256 * 1024;
 export const finalizerOrphanDependents = "orphan";
 export const finalizerDeleteDependents = "foregroundDeletion";
 /** The finalizer names core kinds accept without a domain prefix. */
-export const standardFinalizers: ReadonlySet<string> = new Set(["kubernetes", finalizerOrphanDependents, finalizerDeleteDependents]);
+export const standardFinalizers: ReadonlySet<string> = new Set([
+  "kubernetes",
+  finalizerOrphanDependents,
+  finalizerDeleteDependents,
+]);
 
 const metadataPath = FieldPath.root("metadata");
 const entries = (m: Readonly<Record<string, string>> | null | undefined) => (m ? Object.entries(m) : []);
@@ -113,7 +123,9 @@ function validateOwnerReference(r: OwnerReferenceLike, path: FieldPath): FieldEr
   const errs: FieldError[] = [];
   const gv = parseGroupVersion(r.apiVersion ?? "") ?? { group: "", version: "" };
   const kind = r.kind ?? "";
-  if (gv.version === "") errs.push(fieldError.invalid(path.child("apiVersion"), r.apiVersion ?? "", "version must not be empty"));
+  if (gv.version === "") {
+    errs.push(fieldError.invalid(path.child("apiVersion"), r.apiVersion ?? "", "version must not be empty"));
+  }
   if (kind === "") errs.push(fieldError.invalid(path.child("kind"), kind, "must not be empty"));
   if (!r.name) errs.push(fieldError.invalid(path.child("name"), r.name ?? "", "must not be empty"));
   if (!r.uid) errs.push(fieldError.invalid(path.child("uid"), r.uid ?? "", "must not be empty"));
@@ -137,7 +149,8 @@ export function validateOwnerReferences(refs: ObjectMetaLike["ownerReferences"],
           fieldError.invalid(
             path,
             (refs ?? []).map(ownerReferenceJSON),
-            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
+            "Only one reference can have Controller set to true. " +
+              `Found "true" in references for ${firstController} and ${current}`,
           ),
         );
       } else firstController = current;
@@ -157,7 +170,11 @@ export function validateFinalizers(finalizers: ObjectMetaLike["finalizers"], pat
   const errs = list.flatMap((f) => validateFinalizerName(f, path));
   if (list.includes(finalizerOrphanDependents) && list.includes(finalizerDeleteDependents)) {
     errs.push(
-      fieldError.invalid(path, list, `finalizer ${finalizerOrphanDependents} and ${finalizerDeleteDependents} cannot be both set`),
+      fieldError.invalid(
+        path,
+        list,
+        `finalizer ${finalizerOrphanDependents} and ${finalizerDeleteDependents} cannot be both set`,
+      ),
     );
   }
   return errs;
@@ -171,7 +188,8 @@ export function validateKubeFinalizers(finalizers: ObjectMetaLike["finalizers"],
   const errs: FieldError[] = [];
   (finalizers ?? []).forEach((f, i) => {
     if (!f.includes("/") && !standardFinalizers.has(f)) {
-      errs.push(fieldError.invalid(path.index(i), f, "name is neither a standard finalizer name nor is it fully qualified"));
+      const detail = "name is neither a standard finalizer name nor is it fully qualified";
+      errs.push(fieldError.invalid(path.index(i), f, detail));
     }
   });
   return errs;
@@ -196,13 +214,16 @@ export function validateManagedFields(list: ObjectMetaLike["managedFields"], pat
       errs.push(fieldError.invalid(at.child("fieldsType"), entry.fieldsType, "must be `FieldsV1`"));
     }
     const manager = entry.manager ?? "";
-    if (utf8Length(manager) > fieldManagerMaxLength) errs.push(fieldError.tooLong(at.child("manager"), "", fieldManagerMaxLength));
+    if (utf8Length(manager) > fieldManagerMaxLength) {
+      errs.push(fieldError.tooLong(at.child("manager"), "", fieldManagerMaxLength));
+    }
     // Positions are byte offsets, as Go ranges over a string.
     let offset = 0;
     for (const ch of manager) {
       const cp = ch.codePointAt(0) ?? 0;
       if (!isGoPrintable(cp)) {
-        errs.push(fieldError.invalid(at.child("manager"), manager, `invalid character ${goRuneU(cp)} (at position ${offset})`));
+        const detail = `invalid character ${goRuneU(cp)} (at position ${offset})`;
+        errs.push(fieldError.invalid(at.child("manager"), manager, detail));
       }
       offset += utf8Length(ch);
     }
@@ -229,7 +250,11 @@ function validateCommon(meta: ObjectMetaLike, namespaced: boolean, path: FieldPa
   const namespace = meta.namespace ?? "";
   if (namespaced) {
     if (namespace === "") errs.push(fieldError.required(path.child("namespace")));
-    else for (const msg of validateNamespaceName(namespace, false)) errs.push(fieldError.invalid(path.child("namespace"), namespace, msg));
+    else {
+      for (const msg of validateNamespaceName(namespace, false)) {
+        errs.push(fieldError.invalid(path.child("namespace"), namespace, msg));
+      }
+    }
   } else if (namespace !== "") {
     errs.push(fieldError.forbidden(path.child("namespace"), "not allowed on this type"));
   }
@@ -253,7 +278,9 @@ export function validateObjectMeta(meta: ObjectMetaLike, options: ObjectMetaVali
   const errs: FieldError[] = [];
   const generateName = meta.generateName ?? "";
   if (generateName !== "") {
-    for (const msg of nameFn(generateName, true)) errs.push(fieldError.invalid(path.child("generateName"), generateName, msg));
+    for (const msg of nameFn(generateName, true)) {
+      errs.push(fieldError.invalid(path.child("generateName"), generateName, msg));
+    }
   }
   const name = meta.name ?? "";
   if (name === "") errs.push(fieldError.required(path.child("name"), "name or generateName is required"));
@@ -289,7 +316,8 @@ export function validateNoNewFinalizers(
   if (extra.length === 0) return [];
   // Go prints the sorted set with %#v: []string{"a", "b"}.
   const shown = `[]string{${extra.map(goQuote).join(", ")}}`;
-  return [fieldError.forbidden(path, `no new finalizers can be added if the object is being deleted, found new finalizers ${shown}`)];
+  const detail = `no new finalizers can be added if the object is being deleted, found new finalizers ${shown}`;
+  return [fieldError.forbidden(path, detail)];
 }
 
 const immutable = (changed: boolean, path: FieldPath, value: unknown): FieldError[] =>
@@ -310,16 +338,17 @@ export function validateObjectMetaUpdate(
     errs.push(...validateNoNewFinalizers(newMeta.finalizers, oldMeta.finalizers, path.child("finalizers")));
   }
   if (!newMeta.resourceVersion) {
-    errs.push(fieldError.invalid(path.child("resourceVersion"), newMeta.resourceVersion ?? "", "must be specified for an update"));
+    const rv = newMeta.resourceVersion ?? "";
+    errs.push(fieldError.invalid(path.child("resourceVersion"), rv, "must be specified for an update"));
   }
   const generation = newMeta.generation ?? 0;
   if (generation < (oldMeta.generation ?? 0)) {
     errs.push(fieldError.invalid(path.child("generation"), generation, "must not be decremented"));
   }
-  const str = (s: string | undefined) => s ?? "";
-  errs.push(...immutable(str(newMeta.name) !== str(oldMeta.name), path.child("name"), str(newMeta.name)));
-  errs.push(...immutable(str(newMeta.namespace) !== str(oldMeta.namespace), path.child("namespace"), str(newMeta.namespace)));
-  errs.push(...immutable(str(newMeta.uid) !== str(oldMeta.uid), path.child("uid"), str(newMeta.uid)));
+  for (const field of ["name", "namespace", "uid"] as const) {
+    const value = newMeta[field] ?? "";
+    errs.push(...immutable(value !== (oldMeta[field] ?? ""), path.child(field), value));
+  }
   errs.push(
     ...immutable(
       !sameTime(newMeta.creationTimestamp, oldMeta.creationTimestamp),

@@ -71,8 +71,11 @@ export interface KindDefinition {
   selectableFields: Readonly<Record<string, (obj: ObjectHeader) => string | undefined>>;
   printerColumns: readonly PrinterColumn[];
   verbs: readonly Verb[];
-  /** Validates `metadata.name` (it may depend on the object); returns Kubernetes' messages (DNS subdomain by default). */
-  validateName?: (name: string, obj: ObjectHeader) => string[];
+  /**
+   * Validates `metadata.name`, or a `generateName` prefix when `prefix` is true; returns Kubernetes'
+   * messages (DNS subdomain by default). Some kinds' rules depend on the object (a trust bundle's signer).
+   */
+  validateName?: (name: string, prefix: boolean, obj: ObjectHeader) => string[];
   /** Delete answers with the deleted object instead of a Status (Kubernetes' ReturnDeletedObject). */
   deleteReturnsObject?: boolean;
   /** PUT to a missing object creates it. */

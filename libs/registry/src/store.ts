@@ -57,7 +57,10 @@ export interface WriteResult {
   code: 200 | 201;
 }
 
-export type DeleteResult = { code: 200 | 202; body: ObjectHeader | Status };
+/** What the generic store answers a completed delete with: a Success Status without `code`, as Kubernetes'. */
+export type DeletedStatus = Omit<Status, "code">;
+
+export type DeleteResult = { code: 200 | 202; body: ObjectHeader | DeletedStatus };
 
 export interface ListResponse {
   items: StoredObject[];
@@ -69,6 +72,16 @@ export interface ListResponse {
 export interface WatchRequest extends ListOptions {
   allowWatchBookmarks?: boolean;
   sendInitialEvents?: boolean;
+}
+
+/** Unknown or duplicate fields under fieldValidation=Strict; PATCH reports them differently from create/update. */
+export class StrictDecodingError extends StatusError {
+  constructor(
+    status: Status,
+    readonly problems: readonly string[],
+  ) {
+    super(status);
+  }
 }
 
 export interface StoreDeps {
@@ -253,7 +266,9 @@ export class ResourceStore {
       ...(body.duplicates ?? []).map((f) => `duplicate field "${f}"`),
     ];
     const mode = options.fieldValidation ?? "Warn";
-    if (problems.length > 0 && mode === "Strict") throw cannot(`strict decoding error: ${problems.join(", ")}`);
+    if (problems.length > 0 && mode === "Strict") {
+      throw new StrictDecodingError(cannot(`strict decoding error: ${problems.join(", ")}`).status, problems);
+    }
     if (mode === "Warn") ctx.warnings.push(...problems);
     const decoded = decodeWith(this.kind.schema, raw);
     if (!decoded.ok) {
@@ -277,22 +292,23 @@ export class ResourceStore {
     throw errors.invalid(this.gk, name, errs);
   }
 
-  private async checkNamespace(namespace: string): Promise<void> {
+  /** NamespaceLifecycle admission: the namespace must exist and not be terminating. */
+  private async checkNamespace(namespace: string, obj: ObjectHeader): Promise<void> {
     if (!this.kind.namespaced) return;
     const ns = await this.deps.storage.get({ ...NAMESPACES, name: namespace });
     if (!ns) throw errors.notFound({ group: "", resource: "namespaces" }, namespace);
     const phase = (JSON.parse(ns.value) as { status?: { phase?: string } }).status?.phase;
     if (phase === "Terminating") {
+      const name = obj.metadata.name || obj.metadata.generateName || "Unknown";
+      const forbidden = errors.forbidden(
+        this.gr,
+        name,
+        `unable to create new content in namespace ${namespace} because it is being terminated`,
+      );
       throw new StatusError({
-        ...errors.forbidden(
-          this.gr,
-          "",
-          `unable to create new content in namespace ${namespace} because it is being terminated`,
-        ).status,
+        ...forbidden.status,
         details: {
-          name: "",
-          group: this.kind.group,
-          kind: this.kind.plural,
+          ...forbidden.status.details,
           causes: [
             {
               reason: "NamespaceTerminating",
@@ -320,8 +336,8 @@ export class ResourceStore {
 
   private validate(strategy: Strategy, obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext) {
     const errs = old
-      ? [...validateMetaForUpdate(this.kind, obj.metadata, old.metadata, obj), ...(strategy.validateUpdate?.(obj, old, ctx) ?? [])]
-      : [...validateMetaForCreate(this.kind, obj.metadata, obj), ...(strategy.validate?.(obj, ctx) ?? [])];
+      ? [...validateMetaForUpdate(this.kind, obj, old), ...(strategy.validateUpdate?.(obj, old, ctx) ?? [])]
+      : [...validateMetaForCreate(this.kind, obj), ...(strategy.validate?.(obj, ctx) ?? [])];
     if (errs.length > 0) this.invalid(obj.metadata.name ?? "", errs);
     const warnings = strategy.warnings?.(obj, old, ctx);
     if (warnings) ctx.warnings.push(...warnings);
@@ -352,19 +368,29 @@ export class ResourceStore {
     delete meta.selfLink;
     this.kind.strategy.prepareForCreate?.(obj, ctx);
     this.validate(this.kind.strategy, obj, undefined, ctx);
-    await this.checkNamespace(namespace);
+    await this.checkNamespace(namespace, obj);
     const key = this.key(namespace, meta.name!);
     if (options.dryRun) {
-      if (await this.deps.storage.get(key)) throw errors.alreadyExists(this.gr, meta.name!);
+      if (await this.deps.storage.get(key)) throw await this.alreadyExists(key);
       return { object: obj, code: 201 };
     }
     try {
       await this.deps.storage.create(key, obj);
     } catch (e) {
-      if (e instanceof KeyExistsError) throw errors.alreadyExists(this.gr, meta.name!);
+      if (e instanceof KeyExistsError) throw await this.alreadyExists(key);
       throw e;
     }
     return { object: obj, code: 201 };
+  }
+
+  /** AlreadyExists, saying so when the existing object is on its way out. */
+  private async alreadyExists(key: ObjectKey): Promise<StatusError> {
+    const err = errors.alreadyExists(this.gr, key.name);
+    const existing = await this.deps.storage.get(key);
+    if (existing && parse(existing).metadata.deletionTimestamp) {
+      err.status.message = `object is being deleted: ${err.status.message}`;
+    }
+    return err;
   }
 
   /**
@@ -406,7 +432,9 @@ export class ResourceStore {
           `StorageError: invalid object, Code: 4, Key: ${keyText(this.key(namespace, name))}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${current.metadata.uid ?? ""}`,
         );
       }
-      // System fields are the server's, whatever the body says.
+      // System fields are the server's, whatever the body says; an unconditional update is based on
+      // the current revision.
+      meta.resourceVersion = String(stored.revision);
       meta.uid = meta.uid || current.metadata.uid;
       meta.creationTimestamp = current.metadata.creationTimestamp;
       meta.generation = current.metadata.generation;
@@ -485,10 +513,13 @@ export class ResourceStore {
         throw e;
       }
       if (this.kind.deleteReturnsObject) return { code: 200, body: current };
-      return {
-        code: 200,
-        body: success({ name, ...(this.kind.group ? { group: this.kind.group } : {}), kind: this.kind.plural, uid: current.metadata.uid }),
-      };
+      const { code: _code, ...status } = success({
+        name,
+        ...(this.kind.group ? { group: this.kind.group } : {}),
+        kind: this.kind.plural,
+        uid: current.metadata.uid,
+      });
+      return { code: 200, body: status };
     }
   }
 
@@ -497,10 +528,10 @@ export class ResourceStore {
     ctx: RequestContext,
     deleteOptions: DeleteOptions,
     dryRun: boolean,
-  ): Promise<Status> {
+  ): Promise<ListResponse> {
     validateDeleteOptions(deleteOptions);
-    const { items } = await this.list({ ...options, limit: undefined, continue: undefined });
-    for (const item of items) {
+    const listed = await this.list({ ...options, limit: undefined, continue: undefined });
+    for (const item of listed.items) {
       try {
         await this.delete(item.namespace, item.name, ctx, deleteOptions, dryRun);
       } catch (e) {
@@ -508,7 +539,8 @@ export class ResourceStore {
         if (!(e instanceof StatusError && e.code === 404)) throw e;
       }
     }
-    return success();
+    // Kubernetes answers with the list of what it deleted, as it was listed.
+    return listed;
   }
 }
 

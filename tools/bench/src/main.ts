@@ -147,16 +147,19 @@ async function watchLatency(api: Apiserver, p: ReturnType<typeof pool>): Promise
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
-async function coldStart(): Promise<number[]> {
+/** Time from spawning `command` until /readyz answers 200, over fresh data directories. */
+async function coldStart(command: string, args: string[]): Promise<number[]> {
   const times: number[] = [];
   for (let run = 0; run < N.starts; run++) {
     const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-start-"));
     const port = await freePort();
     const agent = new Agent({ connect: { rejectUnauthorized: false } });
     const t0 = performance.now();
-    const launcher = spawn(process.execPath, [join(root, "tools", "launcher", "dist", "main.mjs")], {
+    const launcher = spawn(command, args, {
+      cwd: root,
       env: { ...process.env, ORCH_DATA_DIR: dataDir, ORCH_PORT: String(port) },
       stdio: "ignore",
+      detached: true,
     });
     for (;;) {
       try {
@@ -170,8 +173,9 @@ async function coldStart(): Promise<number[]> {
     }
     times.push(performance.now() - t0);
     const exited = new Promise((r) => launcher.once("exit", r));
-    launcher.kill("SIGTERM");
+    process.kill(-launcher.pid!, "SIGTERM");
     await exited;
+    await sleep(300);
     await agent.close();
     await rm(dataDir, { recursive: true, force: true });
   }
@@ -269,7 +273,8 @@ async function main(): Promise<void> {
   await restarted.stop();
   await rm(dataDir, { recursive: true, force: true });
 
-  const starts = await coldStart();
+  const starts = await coldStart(process.execPath, [join(root, "tools", "launcher", "dist", "main.mjs")]);
+  const npmStarts = await coldStart("npm", ["start", "--silent"]);
   const base = await baseline(api.tls, api.serving);
 
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
@@ -278,7 +283,8 @@ async function main(): Promise<void> {
     ["gets/s (32 clients)", `${fmt(gets.perSecond, 0)} (p50 ${fmt(gets.p50)} ms, p99 ${fmt(gets.p99)} ms)`, "≥ 10,000"],
     [`list of ${N.list.toLocaleString("en")} objects`, `${fmt(percentile(listTimes, 50))} ms median, ${fmt(listTimes[0]!)} ms best (${fmt(listBytes / 2 ** 20)} MiB)`, "≤ 200 ms"],
     ["create request → watch event", `p50 ${fmt(watch.p50)} ms, p99 ${fmt(watch.p99)} ms`, "p99 ≤ 10 ms"],
-    ["cold start of the launcher until /readyz", `${fmt(percentile(starts.sort((a, b) => a - b), 50), 0)} ms median of ${starts.length}`, "≤ 1,500 ms"],
+    ["start until /readyz: the launcher (after the build)", `${fmt(percentile(starts.sort((a, b) => a - b), 50), 0)} ms median of ${starts.length}`, "≤ 1,500 ms"],
+    ["start until /readyz: `npm start` (npm + build + launcher)", `${fmt(percentile(npmStarts.sort((a, b) => a - b), 50), 0)} ms median of ${npmStarts.length}`, ""],
     [`apiserver RSS with ${N.stored.toLocaleString("en")} objects`, `${fmt(rssLoaded, 0)} MiB after loading them, ${fmt(rssRestarted, 0)} MiB after a restart and a list`, "≤ 400 MB"],
     ["baseline (Hono + better-sqlite3) creates/s", `${fmt(base.creates.perSecond, 0)} (p99 ${fmt(base.creates.p99)} ms); orch = ${fmt((100 * creates.perSecond) / base.creates.perSecond, 0)} %`, ""],
     ["baseline (Hono + better-sqlite3) gets/s", `${fmt(base.gets.perSecond, 0)} (p99 ${fmt(base.gets.p99)} ms); orch = ${fmt((100 * gets.perSecond) / base.gets.perSecond, 0)} %`, ""],

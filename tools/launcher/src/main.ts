@@ -83,6 +83,7 @@ async function main(): Promise<void> {
     nats.start();
     env.ORCH_NATS_URL = `nats://127.0.0.1:${port}`;
     await waitFor(() => accepts(port), "nats-server");
+    log(`[launcher] nats-server listening on ${env.ORCH_NATS_URL}`);
   }
 
   // The kubeconfig appears when the apiserver is ready; a stale one must not be mistaken for that.

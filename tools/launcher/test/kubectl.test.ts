@@ -1,7 +1,9 @@
 // The real kubectl against a control plane started the way the README says.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { connect } from "node:net";
+import { connect as tcpConnect } from "node:net";
+import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlane, startControlPlane } from "./control-plane.js";
 
@@ -134,6 +136,66 @@ describe("kubectl against orch", () => {
   });
 });
 
+describe("the control plane's processes", () => {
+  it("publishes each committed change on NATS", async () => {
+    const url = /nats-server listening on (nats:\/\/\S+)/.exec(cp.output.join("\n"))?.[1];
+    expect(url).toBeDefined();
+    const nc = await connect({ servers: url! });
+    try {
+      await apply("evented.yaml", deployment("evented", {}));
+      const jsm = await nc.jetstreamManager();
+      // The relay publishes right after commit; allow it a moment.
+      let msg: Awaited<ReturnType<typeof jsm.streams.getMessage>> | undefined;
+      for (let i = 0; i < 50 && !msg; i++) {
+        msg = await jsm.streams
+          .getMessage("ORCH_EVENTS", { last_by_subj: "orch.events.apps.deployments.default.evented" })
+          .catch(() => undefined);
+        if (!msg) await new Promise((r) => setTimeout(r, 100));
+      }
+      const event = msg!.json<{ type: string; revision: number; object: { metadata: { name: string; resourceVersion: string } } }>();
+      expect(event.type).toBe("ADDED");
+      expect(event.object.metadata.name).toBe("evented");
+      expect(String(event.revision)).toBe(event.object.metadata.resourceVersion);
+      expect(msg!.header.get("Orch-Revision")).toBe(String(event.revision));
+    } finally {
+      await nc.close();
+    }
+  });
+
+  it("restarts a crashed apiserver", async () => {
+    const pid = apiserverPid(cp.dataDir);
+    expect(pid).toBeDefined();
+    process.kill(pid!, "SIGKILL");
+    const deadline = Date.now() + 15_000;
+    let after: number | undefined;
+    while (Date.now() < deadline) {
+      after = apiserverPid(cp.dataDir);
+      if (after && after !== pid && (await cp.kubectl("get", "namespace", "default", "-o", "name")).code === 0) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(after).toBeDefined();
+    expect(after).not.toBe(pid);
+    expect(cp.output.join("\n")).toMatch(/\[apiserver\] exited \(SIGKILL\); restarting in \d+ ms/);
+    // Data written before the crash is still there.
+    expect((await cp.kubectl("get", "deployment", "evented", "-o", "name")).stdout.trim()).toBe("deployment.apps/evented");
+  });
+});
+
+/** The apiserver child of this control plane: the node process whose environment names its data dir. */
+function apiserverPid(dataDir: string): number | undefined {
+  for (const line of execFileSync("ps", ["-eo", "pid,args"]).toString().split("\n")) {
+    const m = /^\s*(\d+)\s+\S*node\S* \S*apps\/apiserver\/dist\/main\.mjs/.exec(line);
+    if (!m) continue;
+    try {
+      const env = readFileSync(`/proc/${m[1]}/environ`, "utf8");
+      if (env.includes(`ORCH_DATA_DIR=${dataDir}\0`)) return Number(m[1]);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return undefined;
+}
+
 describe("stopping the control plane", () => {
   it("SIGTERM stops every process it started", async () => {
     const { dataDir } = cp;
@@ -143,7 +205,7 @@ describe("stopping the control plane", () => {
     const ps = execFileSync("ps", ["-eo", "args"]).toString();
     expect(ps).not.toContain(dataDir); // nats-server runs with its store in the data dir
     const refused = await new Promise((res) => {
-      const s = connect(port, "127.0.0.1");
+      const s = tcpConnect(port, "127.0.0.1");
       s.once("connect", () => (s.destroy(), res(false)));
       s.once("error", () => res(true));
     });

@@ -1,7 +1,7 @@
 // The HTTP surface: health, version, discovery and OpenAPI, then one handler for every resource.
 import type { HttpBindings } from "@hono/node-server";
 import type { NamingProfile } from "@orch/api";
-import { errors } from "@orch/machinery";
+import { errors, failure } from "@orch/machinery";
 import type { RequestContext } from "@orch/registry";
 import { Hono } from "hono";
 import type { TLSSocket } from "node:tls";
@@ -36,6 +36,11 @@ export const VERSION_INFO = {
   compiler: "orch",
   platform: `${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}`,
 };
+
+/** Requests served at once before new ones get 429 (Kubernetes' max-in-flight). Watches do not count. */
+const MAX_IN_FLIGHT = 800;
+/** A request still running after this gets 504, as Kubernetes' request deadline does. */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 type Env = { Bindings: HttpBindings; Variables: { ctx: RequestContext } };
 
@@ -92,8 +97,30 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
   app.get("/openapi/v2", () => new Response(OPENAPI_V2_STUB, { headers: { "Content-Type": "application/octet-stream" } }));
 
-  app.all("/api/*", (c) => resources(c));
-  app.all("/apis/*", (c) => resources(c));
+  let inFlight = 0;
+  const limited = async (c: import("hono").Context<Env>): Promise<Response> => {
+    if (c.req.query("watch") === "true" || c.req.query("watch") === "1") return resources(c);
+    if (inFlight >= MAX_IN_FLIGHT) {
+      const r = respondError(errors.tooManyRequests("Too many requests, please try again later.", 1));
+      return r;
+    }
+    inFlight++;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const deadline = new Promise<Response>((resolve) => {
+        timer = setTimeout(
+          () => resolve(respondError(errors.timeout("request did not complete within the allotted timeout", 0))),
+          REQUEST_TIMEOUT_MS,
+        );
+      });
+      return await Promise.race([resources(c), deadline]);
+    } finally {
+      clearTimeout(timer);
+      inFlight--;
+    }
+  };
+  app.all("/api/*", limited);
+  app.all("/apis/*", limited);
   app.all("*", () => text(404, "404 page not found"));
 
   function resources(c: import("hono").Context<Env>): Promise<Response> | Response {
@@ -102,9 +129,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const info = resourceRequest(c.req.method, url.pathname, watch);
     if (!info) return respondError(errors.notFoundPath());
     if (!["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].includes(c.req.method)) {
-      return respondError(
-        Object.assign(errors.methodNotSupported({ group: info.group, resource: info.resource }, c.req.method), {}),
-      );
+      return respondError(failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}));
     }
     return handleResource(deps, {
       info,

@@ -1,6 +1,6 @@
 // The one request path for every kind: resolve the kind from the URL, then call the generic store.
 import type { ObjectHeader } from "@orch/api";
-import { errors, applyJsonPatch, applyMergePatch, patchTypes } from "@orch/machinery";
+import { StatusError, errors, failure, fieldError, applyJsonPatch, applyMergePatch, patchTypes } from "@orch/machinery";
 import {
   type DeleteOptions,
   type FieldValidation,
@@ -9,6 +9,7 @@ import {
   type ListOptions,
   type RequestContext,
   type ResourceStore,
+  StrictDecodingError,
   type WatchEvent,
   apiVersionOf,
 } from "@orch/registry";
@@ -132,8 +133,16 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
         const stored = await store.get(namespace, info.name);
         return ok(200, renderObject(kind, stored.value, format));
       }
-      case "list": {
-        const result = await store.list(listOptions(req));
+      case "list":
+      case "deletecollection": {
+        let result: Awaited<ReturnType<ResourceStore["list"]>>;
+        if (info.verb === "list") {
+          result = await store.list(listOptions(req));
+        } else {
+          const { options, dryRun } = await deleteOptions(req);
+          // Kubernetes answers a deletecollection with the list of what it deleted.
+          result = await store.deleteCollection(listOptions(req), ctx, options, dryRun);
+        }
         const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
         if (result.continue) listMeta.continue = result.continue;
         if (result.remainingItemCount !== undefined) listMeta.remainingItemCount = result.remainingItemCount;
@@ -178,8 +187,22 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
         }
         const result = await store.update(namespace, info.name, info.subresource || undefined, ctx, options, (current) => {
           if (!current) throw errors.notFound({ group: kind.group, resource: kind.plural }, info.name);
-          const patched = apply(current, patch);
-          return store.decode({ value: patched }, ctx, options);
+          let patched: unknown;
+          try {
+            patched = apply(current, patch);
+          } catch (e) {
+            // Kubernetes discards the patch library's text: a generic 422 with empty details.
+            if (e instanceof StatusError && e.code === 422) {
+              throw failure(422, "Invalid", "the server rejected our request due to an error in our request", {});
+            }
+            throw e;
+          }
+          try {
+            return store.decode({ value: patched }, ctx, options);
+          } catch (e) {
+            if (e instanceof StrictDecodingError) throw strictPatchError(patched, e.problems);
+            throw e;
+          }
         });
         return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
       }
@@ -189,14 +212,20 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
         const body = result.body.kind === "Status" ? result.body : renderObject(kind, JSON.stringify(result.body), format);
         return ok(result.code, body);
       }
-      case "deletecollection": {
-        const { options, dryRun } = await deleteOptions(req);
-        return ok(200, await store.deleteCollection(listOptions(req), ctx, options, dryRun));
-      }
     }
   } catch (e) {
     return respondError(e, format, ctx.warnings);
   }
+}
+
+/** Strict field validation of a patch: 422 on the patched document, with an empty kind and name. */
+function strictPatchError(patched: unknown, problems: readonly string[]): StatusError {
+  const err = errors.invalid({ group: "", kind: "" }, "", [
+    fieldError.invalid("patch", JSON.stringify(patched), `strict decoding error: ${problems.join(", ")}`),
+  ]);
+  const { name: _n, kind: _k, ...details } = err.status.details ?? {};
+  err.status.details = details;
+  return err;
 }
 
 async function deleteOptions(req: IncomingRequest): Promise<{ options: DeleteOptions; dryRun: boolean }> {

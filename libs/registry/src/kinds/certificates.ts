@@ -1,7 +1,7 @@
 // certificates.<domain> kinds.
 import { CertificateSigningRequest, ClusterTrustBundle, type NamingProfile } from "@orch/api";
 import type { KindDefinition, Strategy } from "../kind.js";
-import { dnsSubdomainName } from "../meta-validation.js";
+import { nameIsDNSSubdomain } from "@orch/machinery";
 import { AGE, at, column, defineKind, statusSubresource } from "./define.js";
 
 const signerName = (o: object) => at(o, "spec.signerName") as string | undefined;
@@ -57,14 +57,16 @@ export const certificateSigningRequests = (p: NamingProfile): KindDefinition =>
   });
 
 /** A bundle of a signer is named `<signerName with ":" for "/">:<anything>` (ValidateClusterTrustBundleName). */
-function clusterTrustBundleName(name: string, obj: object): string[] {
+function clusterTrustBundleName(name: string, prefix: boolean, obj: object): string[] {
   const signer = signerName(obj);
   if (!signer) {
-    return name.includes(":") ? ['ClusterTrustBundle without signer name must not have ":" in its name'] : dnsSubdomainName(name);
+    return name.includes(":") ? ['ClusterTrustBundle without signer name must not have ":" in its name'] : nameIsDNSSubdomain(name, prefix);
   }
-  const prefix = `${signer.replaceAll("/", ":")}:`;
-  if (!name.startsWith(prefix)) return [`ClusterTrustBundle for signerName ${signer} must be named with prefix ${prefix}`];
-  return dnsSubdomainName(name.slice(prefix.length));
+  const signerPrefix = `${signer.replaceAll("/", ":")}:`;
+  if (!name.startsWith(signerPrefix)) {
+    return [`ClusterTrustBundle for signerName ${signer} must be named with prefix ${signerPrefix}`];
+  }
+  return nameIsDNSSubdomain(name.slice(signerPrefix.length), prefix);
 }
 
 export const clusterTrustBundles = (p: NamingProfile): KindDefinition =>

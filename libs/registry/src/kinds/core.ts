@@ -13,9 +13,8 @@ import {
   defaultSecret,
 } from "@orch/api";
 import type { ObjectHeader } from "@orch/api";
-import { errors } from "@orch/machinery";
+import { errors, nameIsDNSLabel } from "@orch/machinery";
 import type { KindDefinition } from "../kind.js";
-import { dnsLabelName } from "../meta-validation.js";
 import { AGE, at, column, containerImages, containerNames, defineKind, statusSubresource } from "./define.js";
 
 const IMMORTAL_NAMESPACES = ["default", "kube-system", "kube-public"];
@@ -49,7 +48,7 @@ export const namespaces = (): KindDefinition =>
     namespaced: false,
     schema: Namespace,
     defaults: defaults(defaultNamespace),
-    validateName: dnsLabelName,
+    validateName: nameIsDNSLabel,
     strategy: namespaceStatus.strategy,
     subresources: {
       status: namespaceStatus.status,

@@ -351,7 +351,7 @@ export class SqliteStorage implements Storage {
     })();
     if (result.removed > 0) {
       this.sqlite.pragma("incremental_vacuum");
-      
+      this.sqlite.pragma("wal_checkpoint(TRUNCATE)");
     }
     return result;
   }

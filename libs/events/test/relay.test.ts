@@ -1,0 +1,150 @@
+import type { Storage } from "@orch/storage";
+import { connect } from "nats";
+import { describe, expect, it } from "vitest";
+import { EVENTS_STREAM, EventRelay } from "../src/index.js";
+import { churn, expectStreamMatchesLog, nats, onCleanup, published, readStream, storage, waitFor } from "./helpers.js";
+
+/** Starts a relay that the test stops (or the cleanup does). */
+async function relay(s: Storage, url: string): Promise<EventRelay> {
+  const r = await EventRelay.start(s, url);
+  let stopped = false;
+  onCleanup(() => (stopped ? undefined : r.stop()));
+  const stop = r.stop.bind(r);
+  r.stop = async () => {
+    stopped = true;
+    await stop();
+  };
+  return r;
+}
+
+async function streamMessages(url: string): Promise<number> {
+  const nc = await connect({ servers: url });
+  try {
+    return (await (await nc.jetstreamManager()).streams.info(EVENTS_STREAM)).state.messages;
+  } finally {
+    await nc.close();
+  }
+}
+
+/** The storage as a relay sees it, with the outbox watermark under the test's control. */
+function withWatermark(s: Storage, watermark: { read?: () => Promise<number>; mark?: (r: number) => Promise<void> }): Storage {
+  return new Proxy(s, {
+    get(target, prop, receiver) {
+      if (prop === "publishedRevision" && watermark.read) return watermark.read;
+      if (prop === "markPublished" && watermark.mark) return watermark.mark;
+      const value = Reflect.get(target, prop, receiver) as unknown;
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+describe("EventRelay", () => {
+  it("publishes every committed change exactly once, in revision order, as the log has it", async () => {
+    const server = await nats();
+    const s = storage();
+    // A backlog larger than one relay batch, then writes while it drains.
+    await churn(s, 1_200);
+    const r = await relay(s, server.url);
+    await churn(s, 300, 1_200);
+    await published(s);
+    expect(await s.currentRevision()).toBe(1_500);
+    await expectStreamMatchesLog(server.url, s);
+    await r.stop();
+  });
+
+  it("keeps accepting writes while NATS is down and publishes the backlog once it is back", async () => {
+    const server = await nats();
+    const s = storage();
+    const r = await relay(s, server.url);
+    await churn(s, 20);
+    await published(s);
+
+    await server.stop();
+    const started = Date.now();
+    await churn(s, 200, 20);
+    // Writes do not wait for NATS: the log is the outbox.
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await s.publishedRevision()).toBe(20);
+
+    await server.restart();
+    const restarted = Date.now();
+    await published(s);
+    // Caught up on reconnect, not after a publish timed out (5 s) against the dead connection.
+    expect(Date.now() - restarted).toBeLessThan(3_000);
+    await churn(s, 30, 220);
+    await published(s);
+    await expectStreamMatchesLog(server.url, s);
+    await r.stop();
+  });
+
+  it("stops promptly while NATS is down", async () => {
+    const server = await nats();
+    const s = storage();
+    const r = await relay(s, server.url);
+    await churn(s, 5);
+    await published(s);
+    await server.stop();
+    await churn(s, 5, 5);
+    const stopping = Date.now();
+    await r.stop();
+    expect(Date.now() - stopping).toBeLessThan(3_000);
+    expect(await s.publishedRevision()).toBe(5);
+  });
+
+  it("re-publishes after a crash before the watermark moved, and the duplicate window drops the copies", async () => {
+    const server = await nats();
+    const s = storage();
+    await churn(s, 120);
+    // This relay publishes but "crashes" before it records how far it got.
+    const crashed = await relay(
+      withWatermark(s, { mark: async () => undefined }),
+      server.url,
+    );
+    await waitFor("the first relay to publish everything", async () => (await streamMessages(server.url)) === 120);
+    await crashed.stop();
+    expect(await s.publishedRevision()).toBe(0);
+
+    // Plain subscribers see every publish, so this counts the copies the restarted relay sends.
+    const nc = await connect({ servers: server.url });
+    onCleanup(() => nc.close());
+    let sent = 0;
+    nc.subscribe("orch.events.>", { callback: () => sent++ });
+    await nc.flush();
+    const r = await relay(s, server.url);
+    await published(s);
+    await waitFor("the re-published copies", () => sent === 120);
+    expect(await streamMessages(server.url)).toBe(120);
+    await churn(s, 30, 120);
+    await published(s);
+    await expectStreamMatchesLog(server.url, s);
+    await r.stop();
+  });
+
+  it("re-publishes from a lost watermark without duplicating events in the stream", async () => {
+    const server = await nats();
+    const s = storage();
+    await churn(s, 80);
+    const first = await relay(s, server.url);
+    await published(s);
+    await first.stop();
+
+    // The watermark reads 0 again (e.g. the outbox counter was restored from an older backup).
+    let reset = true;
+    const second = await relay(
+      withWatermark(s, {
+        read: async () => (reset ? 0 : s.publishedRevision()),
+        mark: async (revision) => {
+          reset = false;
+          await s.markPublished(revision);
+        },
+      }),
+      server.url,
+    );
+    await waitFor("the second relay to re-publish", () => !reset);
+    await churn(s, 20, 80);
+    await published(s);
+    await expectStreamMatchesLog(server.url, s);
+    await second.stop();
+  });
+});

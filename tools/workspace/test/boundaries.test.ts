@@ -1,0 +1,81 @@
+// The package layout is the architecture: libs never import apps or tools, every cross-package import
+// is declared (so Nx's project graph is true), and packages do not import each other in a cycle.
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const root = resolve(import.meta.dirname, "..", "..", "..");
+
+interface Pkg {
+  name: string;
+  dir: string;
+  area: "apps" | "libs" | "tools";
+  declared: Set<string>;
+  imported: Set<string>;
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    if (statSync(p).isDirectory()) return f === "node_modules" || f === "dist" ? [] : sources(p);
+    return p.endsWith(".ts") ? [p] : [];
+  });
+}
+
+const packages: Pkg[] = (["apps", "libs", "tools"] as const).flatMap((area) =>
+  readdirSync(join(root, area))
+    .filter((d) => statSync(join(root, area, d)).isDirectory())
+    .map((d) => {
+      const dir = join(root, area, d);
+      const json = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+        name: string;
+        dependencies?: Record<string, string>;
+      };
+      const imported = new Set<string>();
+      const src = join(dir, "src");
+      for (const file of statSafe(src) ? sources(src) : []) {
+        for (const m of readFileSync(file, "utf8").matchAll(/from "(@orch\/[a-z-]+)/g)) imported.add(m[1]!);
+      }
+      return { name: json.name, dir, area, declared: new Set(Object.keys(json.dependencies ?? {})), imported };
+    }),
+);
+
+function statSafe(p: string): boolean {
+  try {
+    return statSync(p).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+const byName = new Map(packages.map((p) => [p.name, p]));
+
+describe("workspace boundaries", () => {
+  it("libs import only libs", () => {
+    for (const p of packages.filter((x) => x.area === "libs")) {
+      for (const dep of p.imported) expect(byName.get(dep)?.area, `${p.name} imports ${dep}`).toBe("libs");
+    }
+  });
+
+  it("declares every workspace package it imports", () => {
+    for (const p of packages) {
+      for (const dep of p.imported) {
+        if (dep !== p.name) expect(p.declared.has(dep), `${p.name} imports ${dep} without declaring it`).toBe(true);
+      }
+    }
+  });
+
+  it("has no import cycles between packages", () => {
+    const visiting = new Set<string>();
+    const done = new Set<string>();
+    const visit = (name: string, path: string[]) => {
+      if (done.has(name)) return;
+      expect(visiting.has(name), `cycle: ${[...path, name].join(" → ")}`).toBe(false);
+      visiting.add(name);
+      for (const dep of byName.get(name)?.imported ?? []) if (dep !== name) visit(dep, [...path, name]);
+      visiting.delete(name);
+      done.add(name);
+    };
+    for (const p of packages) visit(p.name, []);
+  });
+});
