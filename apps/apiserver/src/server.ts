@@ -95,7 +95,8 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
     profile: config.profile,
     warnings: [],
   }));
-  const relay = config.natsUrl ? await EventRelay.start(storage, config.natsUrl) : undefined;
+  // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
+  const relay = config.natsUrl ? EventRelay.start(storage, config.natsUrl) : undefined;
   const compactor = setInterval(() => {
     // Compaction keeps what the relay has not published yet; without a relay nothing waits for it.
     const published = relay ? Promise.resolve() : storage.currentRevision().then((r) => storage.markPublished(r));

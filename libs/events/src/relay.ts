@@ -1,6 +1,7 @@
 // The outbox relay: the revision log in the database is the outbox; this publishes each committed
-// revision to JetStream in order, with the revision as message id so a re-publish after a crash is
-// dropped by the stream's duplicate window, and advances the published watermark after the acks.
+// revision to JetStream in order, with the revision (and the database's epoch) as message id so a
+// re-publish after a crash is dropped by the stream's duplicate window, and advances the published
+// watermark after the acks.
 import type { Change, Storage } from "@orch/storage";
 import { Events, type JetStreamClient, type NatsConnection, RetentionPolicy, StorageType, connect, headers } from "nats";
 import { EVENTS_PREFIX, subjectForChange } from "./subjects.js";
@@ -31,41 +32,52 @@ export class EventRelay {
   private draining: Promise<void> | undefined;
   private again = false;
   private stopped = false;
-  /** False between a disconnect and the reconnect: nats.js discards what is written meanwhile. */
-  private connected = true;
+  private nc: NatsConnection | undefined;
+  private js: JetStreamClient | undefined;
+  /** Message ids are `<database epoch>-<revision>`: a re-created database never collides with old ids. */
+  private epoch = "";
+  /** False until connected, and between a disconnect and the reconnect: nats.js discards what is written meanwhile. */
+  private connected = false;
   private readonly unsubscribe: () => void;
   private readonly timer: NodeJS.Timeout;
+  /** Settles once connected and the stream exists. */
+  readonly ready: Promise<void>;
 
   private constructor(
     private readonly storage: Storage,
-    private readonly nc: NatsConnection,
-    private readonly js: JetStreamClient,
+    url: string,
+    options: RelayOptions,
   ) {
     this.unsubscribe = storage.onCommit(() => this.kick());
     // Also retry on a timer: NATS may have been away when the last commit happened.
     this.timer = setInterval(() => this.kick(), 1000);
     this.timer.unref();
-    void this.followConnection();
-    this.kick();
+    this.ready = this.connect(url, options);
+    this.ready.catch((e) => console.error("event relay:", e));
   }
 
   /**
-   * nats.js drops messages buffered while it is disconnected when it dials again, so a publish made then
-   * only fails at its timeout (5 s), holding up the backlog and stop(). Publish only while connected, and
-   * catch up as soon as the connection is back.
+   * Starts relaying. It does not wait for NATS: the apiserver serves writes while NATS is away, and the
+   * backlog is published once it is reachable. Await `ready` to know it is.
    */
-  private async followConnection(): Promise<void> {
-    for await (const status of this.nc.status()) {
-      if (status.type === Events.Disconnect) this.connected = false;
-      else if (status.type === Events.Reconnect) {
-        this.connected = true;
-        this.kick();
-      }
-    }
+  static start(storage: Storage, url: string, options: RelayOptions = {}): EventRelay {
+    return new EventRelay(storage, url, options);
   }
 
-  static async start(storage: Storage, url: string, options: RelayOptions = {}): Promise<EventRelay> {
-    const nc = await connect({ servers: url, name: "orch-apiserver-relay", maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  private async connect(url: string, options: RelayOptions): Promise<void> {
+    this.epoch = await this.storage.epoch();
+    const nc = await connect({
+      servers: url,
+      name: "orch-apiserver-relay",
+      waitOnFirstConnect: true,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: 250,
+    });
+    if (this.stopped) {
+      await nc.close();
+      return;
+    }
+    this.nc = nc;
     const jsm = await nc.jetstreamManager();
     const config = {
       name: EVENTS_STREAM,
@@ -82,7 +94,25 @@ export class EventRelay {
     } catch {
       await jsm.streams.add(config);
     }
-    return new EventRelay(storage, nc, nc.jetstream());
+    this.js = nc.jetstream();
+    this.connected = true;
+    void this.followConnection(nc);
+    this.kick();
+  }
+
+  /**
+   * nats.js drops messages buffered while it is disconnected when it dials again, so a publish made then
+   * only fails at its timeout (5 s), holding up the backlog and stop(). Publish only while connected, and
+   * catch up as soon as the connection is back.
+   */
+  private async followConnection(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
+      if (status.type === Events.Disconnect) this.connected = false;
+      else if (status.type === Events.Reconnect) {
+        this.connected = true;
+        this.kick();
+      }
+    }
   }
 
   private kick(): void {
@@ -105,6 +135,7 @@ export class EventRelay {
   }
 
   private async drain(): Promise<void> {
+    const js = this.js!;
     for (;;) {
       const after = await this.storage.publishedRevision();
       const batch = await this.storage.changes(after, BATCH);
@@ -114,7 +145,10 @@ export class EventRelay {
         batch.map((change) => {
           const h = headers();
           h.set(REVISION_HEADER, String(change.revision));
-          return this.js.publish(subjectForChange(change), envelopeText(change), { msgID: String(change.revision), headers: h });
+          return js.publish(subjectForChange(change), envelopeText(change), {
+            msgID: `${this.epoch}-${change.revision}`,
+            headers: h,
+          });
         }),
       );
       await this.storage.markPublished(batch[batch.length - 1]!.revision);
@@ -127,6 +161,6 @@ export class EventRelay {
     this.unsubscribe();
     clearInterval(this.timer);
     await this.draining;
-    await this.nc.drain().catch(() => undefined);
+    await this.nc?.drain().catch(() => undefined);
   }
 }

@@ -110,11 +110,12 @@ export async function expectStreamMatchesLog(url: string, s: Storage): Promise<v
   const current = await s.currentRevision();
   expect(log.map((c) => c.revision)).toEqual(Array.from({ length: current }, (_, i) => i + 1));
   const stream = await readStream(url);
+  const epoch = await s.epoch();
   expect(stream.map((m) => m.envelope.revision)).toEqual(log.map((c) => c.revision));
   stream.forEach((m, i) => {
     const change = log[i]!;
     expect(m.seq).toBe(i + 1);
-    expect(m.msgId).toBe(String(change.revision));
+    expect(m.msgId).toBe(`${epoch}-${change.revision}`);
     expect(m.revision).toBe(String(change.revision));
     expect(m.subject).toBe(subjectForChange(change));
     expect(m.envelope).toEqual({ type: change.type, revision: change.revision, object: JSON.parse(change.value) });

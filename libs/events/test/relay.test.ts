@@ -6,7 +6,8 @@ import { churn, expectStreamMatchesLog, nats, onCleanup, published, readStream, 
 
 /** Starts a relay that the test stops (or the cleanup does). */
 async function relay(s: Storage, url: string): Promise<EventRelay> {
-  const r = await EventRelay.start(s, url);
+  const r = EventRelay.start(s, url);
+  await r.ready;
   let stopped = false;
   onCleanup(() => (stopped ? undefined : r.stop()));
   const stop = r.stop.bind(r);
@@ -146,5 +147,21 @@ describe("EventRelay", () => {
     await published(s);
     await expectStreamMatchesLog(server.url, s);
     await second.stop();
+  });
+});
+
+describe("relay start", () => {
+  it("does not wait for NATS, and publishes the backlog once NATS appears", async () => {
+    const server = await nats();
+    await server.stop();
+    const s = storage();
+    const r = EventRelay.start(s, server.url);
+    onCleanup(() => r.stop());
+    await churn(s, 20);
+    expect(await s.currentRevision()).toBe(20);
+    await server.restart();
+    await r.ready;
+    await waitFor("the backlog", async () => (await s.publishedRevision()) === (await s.currentRevision()));
+    await expectStreamMatchesLog(server.url, s);
   });
 });

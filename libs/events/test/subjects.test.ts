@@ -101,7 +101,8 @@ describe("subject selection on a real nats-server", () => {
     subscribe("orch.events.>");
     await nc.flush();
 
-    const relay = await EventRelay.start(s, server.url);
+    const relay = EventRelay.start(s, server.url);
+    await relay.ready;
     onCleanup(() => relay.stop());
     const writes: Array<[string, string, string]> = [
       ["apps/deployments", "default", "web"],

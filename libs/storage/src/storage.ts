@@ -119,6 +119,8 @@ export interface Storage {
   changes(after: number, limit: number, resource?: string): Promise<Change[]>;
   /** Called synchronously after each commit, in revision order. */
   onCommit(listener: (change: Change) => void): () => void;
+  /** A random number fixed when the database was created: revisions are unique only together with it. */
+  epoch(): Promise<string>;
   /** The revision the event relay has published through (the outbox watermark). */
   publishedRevision(): Promise<number>;
   markPublished(revision: number): Promise<void>;

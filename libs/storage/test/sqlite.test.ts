@@ -1,6 +1,9 @@
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { build } from "esbuild";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { SqliteStorage } from "../src/index.js";
 import { describeStorageContract } from "./storage-contract.js";
@@ -60,5 +63,88 @@ describe("SqliteStorage files", () => {
     expect(c.revision).toBe(1);
     expect((await storage.list({ resource: "core/pods" })).items).toHaveLength(1);
     await storage.close();
+  });
+});
+
+/** Bundles the worker into node_modules/.cache (ignored by git, and where it still finds better-sqlite3). */
+async function bundleWorker(): Promise<{ file: string; remove: () => void }> {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const cache = join(here, "..", "..", "..", "node_modules", ".cache");
+  mkdirSync(cache, { recursive: true });
+  const outDir = mkdtempSync(join(cache, "orch-storage-test-"));
+  const file = join(outDir, "increment.mjs");
+  await build({
+    entryPoints: [join(here, "workers", "increment.ts")],
+    outfile: file,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    conditions: ["@orch/source"],
+    external: ["better-sqlite3"],
+    banner: { js: "import { createRequire as __r } from 'node:module'; const require = __r(import.meta.url);" },
+    logLevel: "warning",
+  });
+  return { file, remove: () => rmSync(outDir, { recursive: true, force: true }) };
+}
+
+describe("SqliteStorage across processes", () => {
+  it("lets concurrent processes lose no update and assigns every revision exactly once", async () => {
+    const worker = await bundleWorker();
+    const db = tempDatabase();
+    try {
+      const setup = new SqliteStorage({ path: db.path });
+      const counter = { resource: "core/configmaps", namespace: "default", name: "counter" };
+      await setup.create(counter, { metadata: { name: "counter" }, data: { n: 0 } });
+      await setup.close();
+
+      const workers = 4;
+      const increments = 250;
+      const children = Array.from({ length: workers }, (_, i) =>
+        spawn(process.execPath, [worker.file, db.path, String(i), String(increments)], { stdio: ["pipe", "pipe", "inherit"] }),
+      );
+      const lines = children.map((child) => {
+        const received: string[] = [];
+        let buffer = "";
+        child.stdout.setEncoding("utf8");
+        child.stdout.on("data", (chunk: string) => {
+          buffer += chunk;
+          const parts = buffer.split("\n");
+          buffer = parts.pop()!;
+          received.push(...parts);
+        });
+        const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+        return { received, exited };
+      });
+      // Start them together, so that they really race.
+      const deadline = Date.now() + 20_000;
+      while (!lines.every((l) => l.received.includes("ready")) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      for (const child of children) child.stdin.write("go\n");
+      const codes = await Promise.all(lines.map((l) => l.exited));
+      expect(codes).toEqual(children.map(() => 0));
+      const results = lines.map(
+        (l) => JSON.parse(l.received.at(-1)!) as { createdContested: boolean; conflicts: number; revisions: number[] },
+      );
+
+      const check = new SqliteStorage({ path: db.path });
+      const stored = (await check.get(counter))!;
+      // No lost update: every successful write saw the one before it.
+      expect(JSON.parse(stored.value).data.n).toBe(workers * increments);
+      // Exactly one process created the contested key.
+      expect(results.filter((r) => r.createdContested)).toHaveLength(1);
+      // One global sequence: 1 (counter) + 1 (contested) + every increment, no revision given twice.
+      const all = results.flatMap((r) => r.revisions).sort((a, b) => a - b);
+      expect(new Set(all).size).toBe(workers * increments);
+      expect(await check.currentRevision()).toBe(2 + workers * increments);
+      expect((await check.changes(0, 10_000)).map((c) => c.revision)).toEqual(
+        Array.from({ length: 2 + workers * increments }, (_, i) => i + 1),
+      );
+      // The processes did overlap: some writers lost to a concurrent one and retried.
+      expect(results.reduce((n, r) => n + r.conflicts, 0)).toBeGreaterThan(0);
+      await check.close();
+    } finally {
+      worker.remove();
+      db.remove();
+    }
   });
 });

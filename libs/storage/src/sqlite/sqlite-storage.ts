@@ -59,6 +59,9 @@ export class SqliteStorage implements Storage {
     this.sqlite.exec(
       "INSERT OR IGNORE INTO counters(name, value) VALUES ('revision', 0), ('compacted', 0), ('published', 0)",
     );
+    this.sqlite
+      .prepare("INSERT OR IGNORE INTO counters(name, value) VALUES ('epoch', ?)")
+      .run(Math.floor(Math.random() * Number.MAX_SAFE_INTEGER));
 
     const key = {
       resource: sql.placeholder("resource"),
@@ -87,6 +90,7 @@ export class SqliteStorage implements Storage {
       revision: counter("revision"),
       compacted: counter("compacted"),
       published: counter("published"),
+      epoch: counter("epoch"),
       insertObject: this.db
         .insert(objects)
         .values({ ...key, revision: sql.placeholder("revision"), value: sql.placeholder("value") })
@@ -138,6 +142,9 @@ export class SqliteStorage implements Storage {
   }
   async compactedRevision(): Promise<number> {
     return this.counterValue(this.q.compacted);
+  }
+  async epoch(): Promise<string> {
+    return this.counterValue(this.q.epoch).toString(36);
   }
   async publishedRevision(): Promise<number> {
     return this.counterValue(this.q.published);
