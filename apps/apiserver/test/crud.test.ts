@@ -1,5 +1,5 @@
 // Create, get and replace through real HTTPS, with Kubernetes' exact codes and messages.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { RFC3339, type TestServer, deployment, freshNamespace, secret, sleep, startTestServer } from "./harness.js";
 
 let t: TestServer;
@@ -40,6 +40,26 @@ describe("create", () => {
     expect(r.status).toBe(201);
     expect(r.body.metadata.name).toMatch(/^gen-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
     expect(r.body.metadata.generateName).toBe("gen-");
+  });
+
+  it("generated names that keep colliding → 409 after 8 attempts, with Retry-After", async () => {
+    const ns = await freshNamespace(t.api);
+    const body = { apiVersion: "v1", kind: "Secret", metadata: { generateName: "same-" } };
+    const random = vi.spyOn(Math, "random").mockReturnValue(0);
+    try {
+      const first = await t.api.post(secrets(ns), body);
+      expect(first.body.metadata.name).toBe("same-bbbbb");
+      const r = await t.api.post(secrets(ns), body);
+      expect(r.status).toBe(409);
+      expect(r.body).toMatchObject({
+        reason: "AlreadyExists",
+        message: 'secrets "same-bbbbb" already exists, the server was not able to generate a unique name for the object',
+        details: { name: "same-bbbbb", kind: "secrets", retryAfterSeconds: 1 },
+      });
+      expect(r.headers["retry-after"]).toBe("1");
+    } finally {
+      random.mockRestore();
+    }
   });
 
   it("ignores client-set uid and creationTimestamp", async () => {
@@ -154,7 +174,7 @@ describe("create", () => {
     expect(r.body.kind).toBe("Status");
     expect(r.body.status).toBe("Failure");
     expect(r.body.message).toBe("resourceVersion should not be set on objects to be created");
-    expect(r.body.reason ?? "").toBe("");
+    expect(r.body.reason).toBeUndefined();
     expect((await t.api.get(`${secrets(ns)}/rv`)).status).toBe(404);
   });
 
@@ -258,6 +278,32 @@ describe("replace", () => {
     expect(r.body.message).toBe("the name of the object (b) does not match the name on the URL (a)");
   });
 
+  it("a body without a name → 400 (an empty name mismatches the URL)", async () => {
+    const ns = await freshNamespace(t.api);
+    await t.api.post(secrets(ns), secret("named"));
+    const r = await t.api.put(`${secrets(ns)}/named`, { apiVersion: "v1", kind: "Secret", metadata: {} });
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe("the name of the object () does not match the name on the URL (named)");
+  });
+
+  it("two writers from the same resourceVersion: exactly one wins", async () => {
+    const ns = await freshNamespace(t.api);
+    const created = (await t.api.post(deploys(ns), deployment("race"))).body;
+    const writes = [2, 3, 4, 5].map((n) => {
+      const body = structuredClone(created);
+      body.spec.replicas = n;
+      return t.api.put(`${deploys(ns)}/race`, body);
+    });
+    const codes = (await Promise.all(writes)).map((r) => r.status).sort();
+    expect(codes).toEqual([200, 409, 409, 409]);
+  });
+
+  it("two creates of one name at once: one 201, one 409", async () => {
+    const ns = await freshNamespace(t.api);
+    const codes = (await Promise.all([1, 2].map(() => t.api.post(secrets(ns), secret("once"))))).map((r) => r.status).sort();
+    expect(codes).toEqual([201, 409]);
+  });
+
   it("of a missing object → 404 (no create on update)", async () => {
     const ns = await freshNamespace(t.api);
     const r = await t.api.put(`${secrets(ns)}/ghost`, secret("ghost"));
@@ -339,8 +385,15 @@ describe("replace", () => {
 describe("persistence", () => {
   it("objects survive an apiserver restart on the same data directory", async () => {
     const ns = await freshNamespace(t.api);
+    const before = (await t.api.get(deploys(ns))).body.metadata.resourceVersion;
     const created = (await t.api.post(deploys(ns), deployment("durable"))).body;
     await t.restart();
+    // The change history survives too: a watch from before the restart replays it.
+    const w = await t.api.watch(`${deploys(ns)}?resourceVersion=${before}`);
+    const replayed = await w.next();
+    expect(replayed.type).toBe("ADDED");
+    expect(replayed.object).toEqual(created);
+    w.close();
     const got = await t.api.get(`${deploys(ns)}/durable`);
     expect(got.status).toBe(200);
     expect(got.body).toEqual(created);

@@ -96,6 +96,14 @@ describe("delete", () => {
     );
   });
 
+  it("a negative gracePeriodSeconds is accepted (Kubernetes treats it as 1)", async () => {
+    const ns = await freshNamespace(t.api);
+    await t.api.post(secrets(ns), secret("g"));
+    const r = await t.api.delete(`${secrets(ns)}/g`, { gracePeriodSeconds: -1 });
+    expect(r.status).toBe(200);
+    expect((await t.api.get(`${secrets(ns)}/g`)).status).toBe(404);
+  });
+
   it("with finalizers: deletionTimestamp set, object stays until the last finalizer is removed", async () => {
     const ns = await freshNamespace(t.api);
     const body = deployment("fin") as any;
@@ -169,29 +177,27 @@ describe("delete", () => {
 });
 
 describe("deletecollection", () => {
-  it("deletes what the label selector matches and answers with the deleted items as a list", async () => {
+  it("deletes what the label selector matches and answers with a Success Status (spec 4.0)", async () => {
     const ns = await freshNamespace(t.api);
     await t.api.post(secrets(ns), secret("a", { sweep: "yes" }));
     await t.api.post(secrets(ns), secret("b", { sweep: "yes" }));
     await t.api.post(secrets(ns), secret("c", { sweep: "no" }));
     const r = await t.api.delete(`${secrets(ns)}?labelSelector=sweep%3Dyes`);
     expect(r.status).toBe(200);
-    expect(r.body.kind).toBe("SecretList");
-    expect(r.body.apiVersion).toBe("v1");
-    expect(r.body.items.map((i: any) => i.metadata.name)).toEqual(["a", "b"]);
+    expect(r.body).toEqual({ kind: "Status", apiVersion: "v1", metadata: {}, status: "Success", details: { kind: "secrets" }, code: 200 });
     const left = (await t.api.get(secrets(ns))).body.items.map((i: any) => i.metadata.name);
     expect(left).toEqual(["c"]);
   });
 
-  it("with a field selector, and nothing matching gives items: []", async () => {
+  it("with a field selector, and with nothing matching", async () => {
     const ns = await freshNamespace(t.api);
     await t.api.post(secrets(ns), secret("keep"));
     await t.api.post(secrets(ns), secret("go"));
     const r = await t.api.delete(`${secrets(ns)}?fieldSelector=metadata.name%3Dgo`);
-    expect(r.body.items.map((i: any) => i.metadata.name)).toEqual(["go"]);
+    expect(r.body.status).toBe("Success");
+    expect((await t.api.get(secrets(ns))).body.items.map((i: any) => i.metadata.name)).toEqual(["keep"]);
     const none = await t.api.delete(`${secrets(ns)}?labelSelector=nothing`);
     expect(none.status).toBe(200);
-    expect(none.body.items).toEqual([]);
     expect((await t.api.get(secrets(ns))).body.items.map((i: any) => i.metadata.name)).toEqual(["keep"]);
   });
 

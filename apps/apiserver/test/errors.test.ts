@@ -95,6 +95,12 @@ describe("routing", () => {
     expect(post.body).toEqual(expected);
     const patch = await t.api.patch(secrets(ns), {});
     expect(patch.status).toBe(405);
+    // Across all namespaces a namespaced kind can only be listed and watched.
+    expect((await t.api.post("/api/v1/secrets", secret("s"))).status).toBe(405);
+    expect((await t.api.delete("/api/v1/secrets")).status).toBe(405);
+    expect((await t.api.get("/api/v1/secrets/s")).body.message).toBe("the server could not find the requested resource");
+    // Subresources take get, update and patch only.
+    expect((await t.api.delete(`/apis/apps/v1/namespaces/${ns}/deployments/x/status`)).status).toBe(405);
     expect((await t.api.get(`${secrets(ns)}/s`)).body.metadata.labels).toEqual({});
   });
 });

@@ -36,11 +36,30 @@ describe("merge patch", () => {
     expect((await t.api.get(path)).body).toEqual(r.body);
   });
 
-  it("a metadata-only patch keeps generation", async () => {
+  it("a label patch keeps generation; a Deployment's annotations bump it, as Kubernetes'", async () => {
     const { path } = await withDeployment();
-    const r = await t.api.patch(path, { metadata: { annotations: { note: "x" } } });
-    expect(r.status).toBe(200);
-    expect(r.body.metadata.generation).toBe(1);
+    const labels = await t.api.patch(path, { metadata: { labels: { note: "x" } } });
+    expect(labels.status).toBe(200);
+    expect(labels.body.metadata.generation).toBe(1);
+    const annotations = await t.api.patch(path, { metadata: { annotations: { note: "x" } } });
+    expect(annotations.body.metadata.generation).toBe(2);
+  });
+
+  it("concurrent patches without a resourceVersion all apply (the server retries)", async () => {
+    const { path } = await withDeployment();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => t.api.patch(path, { metadata: { labels: { [`k${i}`]: "v" } } })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(200));
+    const labels = (await t.api.get(path)).body.metadata.labels;
+    for (let i = 0; i < 10; i++) expect(labels[`k${i}`]).toBe("v");
+  });
+
+  it("a uid in the patch that is not the object's → 409", async () => {
+    const { path } = await withDeployment();
+    const r = await t.api.patch(path, { metadata: { uid: "00000000-0000-0000-0000-000000000001" } });
+    expect(r.status).toBe(409);
+    expect(r.body.reason).toBe("Conflict");
   });
 
   it("metadata.resourceVersion in the patch is a precondition", async () => {

@@ -36,6 +36,26 @@ describe("watch", () => {
     w.close();
   });
 
+  it("list then watch from the list's resourceVersion misses nothing under concurrent writes (informer pattern)", async () => {
+    const ns = await freshNamespace(t.api);
+    const all = Array.from({ length: 40 }, (_, i) => `c${String(i).padStart(2, "0")}`);
+    const writes = Promise.all(all.map((n) => t.api.post(secrets(ns), secret(n))));
+    const list = (await t.api.get(secrets(ns))).body;
+    const w = await t.api.watch(`${secrets(ns)}?resourceVersion=${list.metadata.resourceVersion}`);
+    await writes;
+    const listed: string[] = list.items.map((i: any) => i.metadata.name);
+    const watched: string[] = [];
+    while (listed.length + watched.length < all.length) {
+      const e = await w.next();
+      expect(e.type).toBe("ADDED");
+      expect(Number(e.object.metadata.resourceVersion)).toBeGreaterThan(Number(list.metadata.resourceVersion));
+      watched.push(e.object.metadata.name);
+    }
+    expect([...listed, ...watched].sort()).toEqual(all);
+    expect(await w.quiet(100)).toEqual([]);
+    w.close();
+  });
+
   it("replays changes that happened after the given resourceVersion", async () => {
     const ns = await freshNamespace(t.api);
     const rv = (await t.api.post(secrets(ns), secret("r1"))).body.metadata.resourceVersion;
@@ -92,6 +112,23 @@ describe("watch", () => {
     w.close();
   });
 
+  it("sendInitialEvents without a resourceVersion (client-go's WatchList) reads the latest state", async () => {
+    const ns = await freshNamespace(t.api);
+    await t.api.post(secrets(ns), secret("x"));
+    const w = await t.api.watch(`${secrets(ns)}?sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+    expect(w.status).toBe(200);
+    const events = await w.take(2);
+    expect(events.map((e) => e.type)).toEqual(["ADDED", "BOOKMARK"]);
+    expect(events[1]!.object.metadata.annotations).toEqual({ "orch.io/initial-events-end": "true" });
+    w.close();
+    // Without allowWatchBookmarks: the initial state, no bookmark.
+    const plain = await t.api.watch(`${secrets(ns)}?sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
+    expect(plain.status).toBe(200);
+    expect(summary(await plain.next())).toBe("ADDED x");
+    expect(await plain.quiet(200)).toEqual([]);
+    plain.close();
+  });
+
   it("watch options are validated like Kubernetes' (422)", async () => {
     const ns = await freshNamespace(t.api);
     const r = await t.api.get(`${secrets(ns)}?watch=true&sendInitialEvents=true&allowWatchBookmarks=true`);
@@ -99,6 +136,14 @@ describe("watch", () => {
     expect(r.body.message).toBe(
       'ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
     );
+    const rvm = await t.api.get(`${secrets(ns)}?watch=true&resourceVersion=1&resourceVersionMatch=Exact`);
+    expect(rvm.status).toBe(422);
+    expect(rvm.body.message).toBe(
+      'ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]',
+    );
+    const badRv = await t.api.get(`${secrets(ns)}?watch=true&resourceVersion=abc`);
+    expect(badRv.status).toBe(500);
+    expect(badRv.body.message).toBe('resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax');
   });
 
   it("no bookmarks unless allowWatchBookmarks=true", async () => {

@@ -125,12 +125,11 @@ export const errors = {
     ),
   notAcceptable: (accepted: readonly string[]) =>
     failure(406, "NotAcceptable", `only the following media types are accepted: ${accepted.join(", ")}`),
-  unsupportedMediaType: (contentType: string, supported: readonly string[]) =>
+  unsupportedMediaType: (supported: readonly string[]) =>
     failure(
       415,
       "UnsupportedMediaType",
       `the body of the request was in an unknown format - accepted media types include: ${supported.join(", ")}`,
-      { causes: [{ reason: "UnexpectedServerResponse", message: contentType }] },
     ),
   tooLarge: (message = "the server has received too large of a request") =>
     failure(413, "RequestEntityTooLarge", `Request entity too large: ${message}`),

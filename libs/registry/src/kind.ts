@@ -76,6 +76,11 @@ export interface KindDefinition {
    * messages (DNS subdomain by default). Some kinds' rules depend on the object (a trust bundle's signer).
    */
   validateName?: (name: string, prefix: boolean, obj: ObjectHeader) => string[];
+  /**
+   * The part of an object whose changes bump `metadata.generation` (default: everything but type,
+   * metadata and status — see `specFields`). A Deployment adds its annotations, as Kubernetes does.
+   */
+  generationSource?: (obj: ObjectHeader) => unknown;
   /** Delete answers with the deleted object instead of a Status (Kubernetes' ReturnDeletedObject). */
   deleteReturnsObject?: boolean;
   /** PUT to a missing object creates it. */
@@ -95,3 +100,9 @@ export const apiVersionOf = (k: Pick<KindDefinition, "group" | "version">): stri
 
 /** Builds a kind's full declaration for a profile. */
 export type KindFactory = (profile: NamingProfile) => KindDefinition;
+
+/** Everything but type, object metadata and status: by default, the fields whose changes bump generation. */
+export function specFields(o: ObjectHeader): Record<string, unknown> {
+  const { apiVersion: _a, kind: _k, metadata: _m, status: _s, ...rest } = o;
+  return rest;
+}

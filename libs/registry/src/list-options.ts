@@ -1,7 +1,7 @@
 // List and watch options, validated and turned into a plan as Kubernetes' apiserver interprets them
 // (resourceVersion semantics, continue tokens, selectors).
 import type { ObjectHeader } from "@orch/api";
-import { type FieldError, type StatusError, errors, fieldError } from "@orch/machinery";
+import { type FieldError, type StatusError, errors, failure, fieldError, fieldErrorText } from "@orch/machinery";
 import type { CompactedError, Position } from "@orch/storage";
 import type { KindDefinition } from "./kind.js";
 import { compileFieldSelector, compileLabelSelector } from "./selectors.js";
@@ -78,48 +78,57 @@ function decodeContinue(text: string, namespace: string | undefined): { revision
   return { revision: token.rv, after };
 }
 
-function parseRevision(text: string, errs: FieldError[]): number | undefined {
-  if (!/^\d+$/.test(text)) {
-    errs.push(fieldError.invalid("resourceVersion", text, "must be a non-negative integer"));
-    return undefined;
-  }
-  return Number(text);
+/** A resourceVersion must be an unsigned integer: 400 for a list, 500 for a watch, as Kubernetes answers. */
+function parseRevision(text: string, watch: boolean): number {
+  if (/^\d+$/.test(text)) return Number(text);
+  const invalid = fieldErrorText(
+    fieldError.invalid("resourceVersion", text, `strconv.ParseUint: parsing ${JSON.stringify(text)}: invalid syntax`),
+  );
+  throw watch ? failure(500, "", invalid) : errors.badRequest(`invalid resource version: ${invalid}`);
 }
 
 export function planList(kind: KindDefinition, o: ListOptions, watch: boolean): ListPlan {
   const errs: FieldError[] = [];
   const rv = o.resourceVersion ?? "";
   const match = o.resourceVersionMatch ?? "";
-  if (match && match !== "NotOlderThan" && match !== "Exact") {
-    errs.push(fieldError.notSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]));
-  }
-  if (match && !rv) {
-    errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
-  }
-  if (match === "Exact" && rv === "0") {
-    errs.push(fieldError.forbidden("resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
-  }
-  if (o.continue && match) {
-    errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
-  }
-  if (o.sendInitialEvents !== undefined) {
-    if (!watch) errs.push(fieldError.forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
-    else {
-      if (match !== "NotOlderThan") {
-        errs.push(fieldError.forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+  // Kubernetes' ValidateListOptions / validateWatchOptions, in their order.
+  if (watch) {
+    if (o.sendInitialEvents !== undefined && match !== "NotOlderThan") {
+      errs.push(fieldError.forbidden("resourceVersionMatch", "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"));
+    }
+    if (match) {
+      if (o.sendInitialEvents === undefined) {
+        errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
       }
-      if (!o.allowWatchBookmarks) {
-        errs.push(fieldError.forbidden("allowWatchBookmarks", "sendInitialEvents requires setting allowWatchBookmarks to true"));
+      if (match !== "NotOlderThan") errs.push(fieldError.notSupported("resourceVersionMatch", match, ["NotOlderThan"]));
+      if (o.continue) {
+        errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
       }
     }
-  } else if (watch && match) {
-    errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch"));
+  } else {
+    if (match) {
+      if (!rv) {
+        errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden unless resourceVersion is provided"));
+      }
+      if (o.continue) {
+        errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+      }
+      if (match !== "NotOlderThan" && match !== "Exact") {
+        errs.push(fieldError.notSupported("resourceVersionMatch", match, ["Exact", "NotOlderThan", ""]));
+      }
+      if (match === "Exact" && rv === "0") {
+        errs.push(fieldError.forbidden("resourceVersionMatch", 'resourceVersionMatch "exact" is forbidden for resourceVersion "0"'));
+      }
+    }
+    if (o.sendInitialEvents !== undefined) {
+      errs.push(fieldError.forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
+    }
   }
   if (o.limit !== undefined && (!Number.isInteger(o.limit) || o.limit < 0)) {
     errs.push(fieldError.invalid("limit", o.limit, "must be a non-negative integer"));
   }
-  const revision = rv && rv !== "0" ? parseRevision(rv, errs) : undefined;
   if (errs.length > 0) throw errors.invalid({ group: "meta.k8s.io", kind: "ListOptions" }, "", errs);
+  const revision = rv && rv !== "0" ? parseRevision(rv, watch) : undefined;
 
   const labels = compileLabelSelector(o.labelSelector);
   const fields = compileFieldSelector(kind, o.fieldSelector);
@@ -158,7 +167,8 @@ export function planList(kind: KindDefinition, o: ListOptions, watch: boolean): 
     return plan;
   }
   if (revision !== undefined) {
-    if (match === "Exact") plan.exactRevision = revision;
+    // Without a match rule, a paged list at N reads exactly N (Kubernetes' legacy semantics).
+    if (match === "Exact" || (!match && plan.limit)) plan.exactRevision = revision;
     plan.minRevision = revision;
   }
   return plan;

@@ -26,7 +26,7 @@ import {
   keyText,
 } from "@orch/storage";
 import { randomUUID } from "node:crypto";
-import { type KindDefinition, type RequestContext, type Strategy, apiVersionOf, storageResource } from "./kind.js";
+import { type KindDefinition, type RequestContext, type Strategy, apiVersionOf, specFields, storageResource } from "./kind.js";
 import { validateMetaForCreate, validateMetaForUpdate } from "./meta-validation.js";
 import { type ListOptions, type ListPlan, planList } from "./list-options.js";
 import type { WatchEvent, WatchHub, Watcher } from "./watch.js";
@@ -90,19 +90,18 @@ export interface StoreDeps {
 }
 
 const NAMESPACES: ObjectKey = { resource: "core/namespaces", namespace: "", name: "" };
+/** Kubernetes' maxNameGenerationCreateAttempts. */
+const MAX_NAME_GENERATION_ATTEMPTS = 8;
 /** How often a conflicting write is retried when the caller did not ask for a precondition. */
 const MAX_RETRIES = 8;
 
 const parse = (s: StoredObject): ObjectHeader => JSON.parse(s.value) as ObjectHeader;
 const clone = <T>(x: T): T => structuredClone(x);
 
-/** Everything that is neither type nor object metadata nor status: changes here bump generation. */
-function specEqual(a: ObjectHeader, b: ObjectHeader): boolean {
-  const strip = (o: ObjectHeader) => {
-    const { apiVersion: _a, kind: _k, metadata: _m, status: _s, ...rest } = o;
-    return rest;
-  };
-  return jsonEqual(strip(a), strip(b));
+/** Whether an update leaves what generation tracks unchanged (the spec, or the kind's equivalent). */
+function specEqual(kind: KindDefinition, a: ObjectHeader, b: ObjectHeader): boolean {
+  const source = kind.generationSource ?? specFields;
+  return jsonEqual(source(a), source(b));
 }
 
 /** Equal apart from resourceVersion: such an update is a no-op, as in Kubernetes. */
@@ -359,7 +358,8 @@ export class ResourceStore {
     if (meta.resourceVersion && !options.dryRun) {
       throw failure(500, "", "resourceVersion should not be set on objects to be created");
     }
-    if (!meta.name && meta.generateName) meta.name = generatedName(meta.generateName);
+    const generated = !meta.name && !!meta.generateName;
+    if (generated) meta.name = generatedName(meta.generateName!);
     meta.uid = randomUUID();
     meta.creationTimestamp = rfc3339();
     meta.generation = 1;
@@ -369,18 +369,29 @@ export class ResourceStore {
     this.kind.strategy.prepareForCreate?.(obj, ctx);
     this.validate(this.kind.strategy, obj, undefined, ctx);
     await this.checkNamespace(namespace, obj);
-    const key = this.key(namespace, meta.name!);
     if (options.dryRun) {
+      const key = this.key(namespace, meta.name!);
       if (await this.deps.storage.get(key)) throw await this.alreadyExists(key);
       return { object: obj, code: 201 };
     }
-    try {
-      await this.deps.storage.create(key, obj);
-    } catch (e) {
-      if (e instanceof KeyExistsError) throw await this.alreadyExists(key);
-      throw e;
+    // A generated name that is taken is generated again, up to Kubernetes' 8 attempts.
+    for (let attempt = 1; ; attempt++) {
+      const key = this.key(namespace, meta.name!);
+      try {
+        await this.deps.storage.create(key, obj);
+        return { object: obj, code: 201 };
+      } catch (e) {
+        if (!(e instanceof KeyExistsError)) throw e;
+        if (!generated) throw await this.alreadyExists(key);
+        if (attempt >= MAX_NAME_GENERATION_ATTEMPTS) {
+          const err = errors.alreadyExists(this.gr, key.name);
+          err.status.message += ", the server was not able to generate a unique name for the object";
+          err.status.details = { ...err.status.details, retryAfterSeconds: 1 };
+          throw err;
+        }
+        meta.name = generatedName(meta.generateName!);
+      }
     }
-    return { object: obj, code: 201 };
   }
 
   /** AlreadyExists, saying so when the existing object is on its way out. */
@@ -412,8 +423,9 @@ export class ResourceStore {
       const current = stored && parse(stored);
       const obj = mutate(current && clone(current));
       const meta = obj.metadata;
-      if (meta.name !== undefined && meta.name !== name) {
-        throw errors.badRequest(`the name of the object (${meta.name}) does not match the name on the URL (${name})`);
+      // An empty name in the body mismatches too (Kubernetes' checkName).
+      if ((meta.name ?? "") !== name) {
+        throw errors.badRequest(`the name of the object (${meta.name ?? ""}) does not match the name on the URL (${name})`);
       }
       meta.name = name;
       this.placeInNamespace(obj, namespace);
@@ -443,7 +455,7 @@ export class ResourceStore {
       if (current.metadata.managedFields && !meta.managedFields) meta.managedFields = current.metadata.managedFields;
       strategy.prepareForUpdate?.(obj, current, ctx);
       this.validate(strategy, obj, current, ctx);
-      if (!specEqual(obj, current)) meta.generation = (current.metadata.generation ?? 0) + 1;
+      if (!specEqual(this.kind, obj, current)) meta.generation = (current.metadata.generation ?? 0) + 1;
       dropUndefined(meta);
       if (sameObject(obj, current)) return { object: current, code: 200 };
       if (options.dryRun) return { object: obj, code: 200 };
@@ -558,9 +570,7 @@ function validateDeleteOptions(o: DeleteOptions): void {
   if (o.orphanDependents !== undefined && o.propagationPolicy !== undefined) {
     errs.push(fieldError.invalid("propagationPolicy", o.propagationPolicy, "orphanDependents and deletionPropagation cannot be both set"));
   }
-  if (o.gracePeriodSeconds !== undefined && o.gracePeriodSeconds < 0) {
-    errs.push(fieldError.invalid("gracePeriodSeconds", o.gracePeriodSeconds, "must be greater than or equal to 0"));
-  }
+  // A negative gracePeriodSeconds is not an error: Kubernetes treats it as 1 (it only matters to graceful kinds).
   if (errs.length > 0) throw errors.invalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", errs);
 }
 

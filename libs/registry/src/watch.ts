@@ -137,7 +137,8 @@ export class WatchHub {
   private publish(change: Change): void {
     this.lastRevision = change.revision;
     this.window.push(change);
-    if (this.window.length > this.windowSize) this.window.splice(0, this.window.length - this.windowSize);
+    // Trim in chunks: shifting the array on every commit would cost O(window) per write.
+    if (this.window.length > this.windowSize * 1.25) this.window.splice(0, this.window.length - this.windowSize);
     const set = this.watchers.get(change.resource);
     if (set) for (const w of set) w.offer(change);
   }

@@ -1,6 +1,6 @@
 // The one request path for every kind: resolve the kind from the URL, then call the generic store.
 import type { ObjectHeader } from "@orch/api";
-import { StatusError, errors, failure, fieldError, applyJsonPatch, applyMergePatch, patchTypes } from "@orch/machinery";
+import { StatusError, errors, success, failure, fieldError, applyJsonPatch, applyMergePatch, patchTypes } from "@orch/machinery";
 import {
   type DeleteOptions,
   type FieldValidation,
@@ -85,7 +85,7 @@ const SUPPORTED_BODY_TYPES = ["application/json", "application/yaml"];
 async function readObjectBody(req: IncomingRequest, kind: KindDefinition) {
   const type = parseMediaType(req.headers.get("content-type") ?? "application/json").type;
   if (!["application/json", "application/yaml", "text/yaml", ""].includes(type)) {
-    throw errors.unsupportedMediaType(type, SUPPORTED_BODY_TYPES);
+    throw errors.unsupportedMediaType(SUPPORTED_BODY_TYPES);
   }
   const text = await req.readBody();
   try {
@@ -116,11 +116,17 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
   let format: ResponseFormat | undefined;
   try {
     format = negotiate(req.headers.get("accept") ?? undefined, query.get("includeObject") ?? undefined);
+    // A group-version nobody serves falls through to the end of the chain, as in Kubernetes.
+    if (!deps.registry.groups().get(info.group)?.has(info.version)) {
+      return new Response("404 page not found", { status: 404, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+    }
     const kind = deps.registry.lookup(info.group, info.version, info.resource);
     if (!kind) throw errors.notFoundPath();
     if (info.namespace && !kind.namespaced && info.resource !== "namespaces") throw errors.notFoundPath();
     if (info.subresource && !kind.subresources[info.subresource]) throw errors.notFoundPath();
-    if (!(kind.verbs as readonly string[]).includes(info.verb)) {
+    if (kind.namespaced && !info.namespace && info.name) throw errors.notFoundPath();
+    if (!routed(kind, info)) throw methodNotAllowed();
+    if (info.verb === "watch" && !kind.verbs.includes("watch")) {
       throw errors.methodNotSupported({ group: kind.group, resource: kind.plural }, info.verb);
     }
     const store = deps.storeFor(kind);
@@ -133,16 +139,15 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
         const stored = await store.get(namespace, info.name);
         return ok(200, renderObject(kind, stored.value, format));
       }
-      case "list":
       case "deletecollection": {
-        let result: Awaited<ReturnType<ResourceStore["list"]>>;
-        if (info.verb === "list") {
-          result = await store.list(listOptions(req));
-        } else {
-          const { options, dryRun } = await deleteOptions(req);
-          // Kubernetes answers a deletecollection with the list of what it deleted.
-          result = await store.deleteCollection(listOptions(req), ctx, options, dryRun);
-        }
+        const { options, dryRun } = await deleteOptions(req);
+        await store.deleteCollection(listOptions(req), ctx, options, dryRun);
+        // The spec's answer (and Kubernetes' documented type) is a Status; the Go server happens to send the
+        // deleted items instead, which no typed client reads.
+        return ok(200, success({ ...(kind.group ? { group: kind.group } : {}), kind: kind.plural }));
+      }
+      case "list": {
+        const result = await store.list(listOptions(req));
         const listMeta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
         if (result.continue) listMeta.continue = result.continue;
         if (result.remainingItemCount !== undefined) listMeta.remainingItemCount = result.remainingItemCount;
@@ -161,7 +166,6 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
       case "create": {
         const options = writeOptions(req, "CreateOptions");
         const body = await readObjectBody(req, kind);
-        if (info.name) throw errors.methodNotSupported({ group: kind.group, resource: kind.plural }, "create");
         const result = await store.create(namespace, body, ctx, options);
         return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
       }
@@ -177,7 +181,7 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
         const type = parseMediaType(req.headers.get("content-type") ?? "").type;
         const apply = type === patchTypes.merge ? applyMergePatch : type === patchTypes.json ? applyJsonPatch : undefined;
         // Strategic merge and apply patches are not served yet; say which types are.
-        if (!apply) throw errors.unsupportedMediaType(type, [patchTypes.json, patchTypes.merge]);
+        if (!apply) throw errors.unsupportedMediaType([patchTypes.json, patchTypes.merge]);
         const text = await req.readBody();
         let patch: unknown;
         try {
@@ -216,6 +220,31 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
   } catch (e) {
     return respondError(e, format, ctx.warnings);
   }
+}
+
+/** What Kubernetes answers for a method it installed no route for. */
+const methodNotAllowed = () =>
+  failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {});
+
+/** Whether Kubernetes would have a route for this verb on this path: collection, object or subresource. */
+function routed(kind: KindDefinition, info: ResourceRequest): boolean {
+  // Across all namespaces a namespaced kind only lists and watches.
+  if (kind.namespaced && !info.namespace && !["list", "watch"].includes(info.verb)) return false;
+  if (info.subresource) return ["get", "update", "patch"].includes(info.verb);
+  switch (info.verb) {
+    case "create":
+      if (info.name) return false;
+      break;
+    case "update":
+    case "patch":
+      if (!info.name) return false;
+      break;
+    case "watch":
+      // A kind without watch still routes GET on its collection; the handler says watch is unsupported.
+      return kind.verbs.includes("list");
+    default:
+  }
+  return kind.verbs.includes(info.verb);
 }
 
 /** Strict field validation of a patch: 422 on the patched document, with an empty kind and name. */

@@ -28,7 +28,9 @@ export function statusOf(e: unknown): Status {
 
 export function respondError(e: unknown, format?: ResponseFormat, warnings: readonly string[] = []): Response {
   const status = statusOf(e);
-  const response = respond(status.code, status, format ?? { type: JSON_TYPE }, false, warnings);
+  // Go omits an empty reason (`reason,omitempty`): a plain error becomes a 500 without one.
+  const body = status.reason ? status : (({ reason: _r, ...rest }) => rest)(status);
+  const response = respond(status.code, body, format ?? { type: JSON_TYPE }, false, warnings);
   if (status.details?.retryAfterSeconds) response.headers.set("Retry-After", String(status.details.retryAfterSeconds));
   return response;
 }

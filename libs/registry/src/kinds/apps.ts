@@ -1,6 +1,6 @@
 // apps/v1 kinds.
 import { Deployment, type ObjectHeader, ReplicaSet, defaultDeployment, defaultReplicaSet } from "@orch/api";
-import type { KindDefinition } from "../kind.js";
+import { type KindDefinition, specFields } from "../kind.js";
 import { AGE, at, column, containerImages, containerNames, defineKind, readyOf, statusSubresource } from "./define.js";
 
 const defaults = (fn: (o: never) => void) => fn as unknown as (o: ObjectHeader) => void;
@@ -32,6 +32,8 @@ export const deployments = (): KindDefinition =>
     defaults: defaults(defaultDeployment),
     strategy: deploymentStatus.strategy,
     subresources: { status: deploymentStatus.status },
+    // Annotations are copied to the replica sets, so their changes are a new generation too.
+    generationSource: (o) => ({ ...specFields(o), annotations: o.metadata.annotations }),
     printerColumns: [
       column("Ready", "string", readyOf),
       column("Up-to-date", "integer", (o) => at(o, "status.updatedReplicas") ?? 0),
