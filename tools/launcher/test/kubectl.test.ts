@@ -128,6 +128,27 @@ describe("kubectl against orch", () => {
     expect(gone.stderr).toContain('deployments.apps "web" not found');
   });
 
+  it("creates with kubectl's generators, which send protobuf bodies", async () => {
+    expect((await cp.kubectl("create", "namespace", "team")).stdout.trim()).toBe("namespace/team created");
+    expect((await cp.kubectl("-n", "team", "create", "serviceaccount", "robot")).stdout.trim()).toBe("serviceaccount/robot created");
+    const secret = await cp.kubectl("-n", "team", "create", "secret", "generic", "creds", "--from-literal=user=admin");
+    expect(secret.stdout.trim()).toBe("secret/creds created");
+    const deploy = await cp.kubectl("-n", "team", "create", "deployment", "api", "--image=nginx:1.27", "--replicas=2", "--port=8080");
+    expect(deploy.stdout.trim()).toBe("deployment.apps/api created");
+    const got = await cp.kubectl(
+      "-n",
+      "team",
+      "get",
+      "deployment",
+      "api",
+      "-o",
+      "jsonpath={.spec.replicas} {.spec.template.spec.containers[0].image} {.spec.template.spec.containers[0].ports[0].containerPort}",
+    );
+    expect(got.stdout).toBe("2 nginx:1.27 8080");
+    const data = await cp.kubectl("-n", "team", "get", "secret", "creds", "-o", "jsonpath={.data.user}");
+    expect(Buffer.from(data.stdout, "base64").toString()).toBe("admin");
+  });
+
   it("reports validation errors the way Kubernetes does", async () => {
     const bad = await apply("bad.yaml", deployment("Bad_Name", {}));
     expect(bad.code).not.toBe(0);

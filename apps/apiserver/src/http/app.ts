@@ -142,7 +142,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
         if (declared > MAX_BODY_BYTES) throw errors.tooLarge(`limit is ${MAX_BODY_BYTES}`);
         const buf = await c.req.arrayBuffer();
         if (buf.byteLength > MAX_BODY_BYTES) throw errors.tooLarge(`limit is ${MAX_BODY_BYTES}`);
-        return new TextDecoder().decode(buf);
+        return new Uint8Array(buf);
       },
     });
   }

@@ -1,6 +1,7 @@
 // The one request path for every kind: resolve the kind from the URL, then call the generic store.
 import type { ObjectHeader } from "@orch/api";
 import { StatusError, errors, success, failure, fieldError, applyJsonPatch, applyMergePatch, patchTypes } from "@orch/machinery";
+import { PROTOBUF_CONTENT_TYPE, UnsupportedProtobufKindError, decodeKubernetesProtobuf } from "@orch/machinery/protobuf";
 import {
   type DeleteOptions,
   type FieldValidation,
@@ -31,7 +32,7 @@ export interface IncomingRequest {
   info: ResourceRequest;
   query: URLSearchParams;
   headers: Headers;
-  readBody(): Promise<string>;
+  readBody(): Promise<Uint8Array>;
   ctx: RequestContext;
   /** Calls back when the client goes away (watch). */
   onClose(callback: () => void): void;
@@ -80,20 +81,33 @@ function writeOptions(req: IncomingRequest, kindName: string) {
   return { dryRun: dryRun.length > 0, fieldValidation: (fieldValidation || "Warn") as FieldValidation };
 }
 
-const SUPPORTED_BODY_TYPES = ["application/json", "application/yaml"];
+const SUPPORTED_BODY_TYPES = ["application/json", "application/yaml", PROTOBUF_CONTENT_TYPE];
 
+const readText = async (req: IncomingRequest) => new TextDecoder().decode(await req.readBody());
+
+/** The body as a JSON value. kubectl's typed requests arrive as protobuf; everything else as JSON or YAML. */
 async function readObjectBody(req: IncomingRequest, kind: KindDefinition) {
   const type = parseMediaType(req.headers.get("content-type") ?? "application/json").type;
+  if (type === PROTOBUF_CONTENT_TYPE) return decodeProtobuf(await req.readBody());
   if (!["application/json", "application/yaml", "text/yaml", ""].includes(type)) {
     throw errors.unsupportedMediaType(SUPPORTED_BODY_TYPES);
   }
-  const text = await req.readBody();
+  const text = await readText(req);
   try {
     return parseBody(text, type);
   } catch (e) {
     throw errors.badRequest(
       `the object provided is unrecognized (must be of type ${kind.kind}): ${(e as Error).message} (${summary(text)})`,
     );
+  }
+}
+
+function decodeProtobuf(bytes: Uint8Array) {
+  try {
+    return { value: decodeKubernetesProtobuf(bytes), duplicates: [] };
+  } catch (e) {
+    if (e instanceof UnsupportedProtobufKindError) throw errors.unsupportedMediaType(["application/json", "application/yaml"]);
+    throw errors.badRequest(`the object provided is unrecognized: ${(e as Error).message}`);
   }
 }
 
@@ -182,7 +196,7 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
         const apply = type === patchTypes.merge ? applyMergePatch : type === patchTypes.json ? applyJsonPatch : undefined;
         // Strategic merge and apply patches are not served yet; say which types are.
         if (!apply) throw errors.unsupportedMediaType([patchTypes.json, patchTypes.merge]);
-        const text = await req.readBody();
+        const text = await readText(req);
         let patch: unknown;
         try {
           patch = JSON.parse(text);
@@ -259,7 +273,7 @@ function strictPatchError(patched: unknown, problems: readonly string[]): Status
 
 async function deleteOptions(req: IncomingRequest): Promise<{ options: DeleteOptions; dryRun: boolean }> {
   const q = req.query;
-  const text = await req.readBody();
+  const text = await readText(req);
   let body: Record<string, unknown> = {};
   if (text.trim()) {
     const parsed = parseBody(text, req.headers.get("content-type") ?? undefined).value;
