@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { SqliteStorage } from "../src/index.js";
+import { KeyExistsError, RevisionConflictError, SqliteStorage } from "../src/index.js";
 import { describeStorageContract } from "./storage-contract.js";
 
 const size = (path: string): number => (existsSync(path) ? statSync(path).size : 0);
@@ -55,6 +55,34 @@ describe("SqliteStorage files", () => {
     expect(size(`${db.path}-wal`)).toBe(0);
     // Freed pages went back to the file system (auto_vacuum = INCREMENTAL): ~100 rows of ~4 KiB remain.
     expect(size(db.path)).toBeLessThan(2 * 100 * 2 * 2100 + 64 * 1024);
+  });
+
+  it("commits writes issued together as one group, each failing or succeeding on its own", async () => {
+    const db = tempDatabase();
+    cleanup.push(db.remove);
+    const storage = new SqliteStorage({ path: db.path });
+    cleanup.unshift(() => void storage.close());
+    const key = (name: string) => ({ resource: "core/secrets", namespace: "default", name });
+    const base = await storage.create(key("shared"), { metadata: { name: "shared" } });
+    const seen: number[] = [];
+    storage.onCommit((c) => seen.push(c.revision));
+    // Issued without awaiting: they land in one group commit.
+    const results = await Promise.allSettled([
+      storage.create(key("a"), { metadata: { name: "a" } }),
+      storage.create(key("a"), { metadata: { name: "a" } }), // duplicate within the group
+      storage.update(key("shared"), { metadata: { name: "shared" }, n: 1 }, base.revision),
+      storage.update(key("shared"), { metadata: { name: "shared" }, n: 2 }, base.revision), // stale within the group
+      storage.create(key("b"), { metadata: { name: "b" } }),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "rejected", "fulfilled"]);
+    expect((results[1] as PromiseRejectedResult).reason).toBeInstanceOf(KeyExistsError);
+    expect((results[3] as PromiseRejectedResult).reason).toBeInstanceOf(RevisionConflictError);
+    // Failed writes used no revision: the committed ones are consecutive and in issue order.
+    const revisions = results.flatMap((r) => (r.status === "fulfilled" ? [r.value.revision] : []));
+    expect(revisions).toEqual([base.revision + 1, base.revision + 2, base.revision + 3]);
+    expect(seen).toEqual(revisions);
+    expect(JSON.parse((await storage.get(key("shared")))!.value).n).toBe(1);
+    expect(await storage.currentRevision()).toBe(base.revision + 3);
   });
 
   it("works in memory", async () => {

@@ -37,6 +37,13 @@ function migrationsFolder(): string {
   return join(dirname(pkg), "migrations", "sqlite");
 }
 
+interface QueuedWrite {
+  run: () => Change;
+  resolve: (change: Change) => void;
+  reject: (error: unknown) => void;
+  restore: () => void;
+}
+
 const isUniqueViolation = (e: unknown): boolean =>
   e instanceof Error && (e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE";
 
@@ -44,6 +51,10 @@ export class SqliteStorage implements Storage {
   private readonly sqlite: Database.Database;
   private readonly db: BetterSQLite3Database;
   private readonly listeners = new Set<(change: Change) => void>();
+  /** Writes waiting for the next group commit. */
+  private queue: QueuedWrite[] = [];
+  /** Runs a function inside the current transaction as a savepoint. */
+  private readonly inSavepoint: (run: () => Change) => Change;
   private readonly q;
 
   constructor(options: SqliteOptions) {
@@ -55,6 +66,7 @@ export class SqliteStorage implements Storage {
     this.sqlite.pragma("synchronous = NORMAL");
     this.sqlite.pragma("busy_timeout = 5000");
     this.db = drizzle(this.sqlite);
+    this.inSavepoint = this.sqlite.transaction((run: () => Change) => run());
     migrate(this.db, { migrationsFolder: migrationsFolder() });
     this.sqlite.exec(
       "INSERT OR IGNORE INTO counters(name, value) VALUES ('revision', 0), ('compacted', 0), ('published', 0)",
@@ -167,17 +179,20 @@ export class SqliteStorage implements Storage {
     return () => this.listeners.delete(listener);
   }
 
-  /** Runs one write in a transaction: assign the next revision, stamp it into the object, log the change. */
+  /**
+   * Queues one write and commits it with the others queued in the same turn of the event loop: one
+   * SQLite transaction (one WAL commit) for the group, a savepoint per write so a failing write rolls
+   * back alone. Resolves once the group is committed; listeners hear each change in revision order.
+   */
   private commit(
     key: ObjectKey,
     type: ChangeType,
     object: KubeObject,
     write: (revision: number, value: string) => { prevRevision: number; prevValue: string | undefined },
-  ): Change {
-    const before = object.metadata.resourceVersion;
-    let change: Change;
-    try {
-      change = this.sqlite.transaction((): Change => {
+  ): Promise<Change> {
+    return new Promise((resolve, reject) => {
+      const before = object.metadata.resourceVersion;
+      const run = (): Change => {
         const revision = this.q.nextRevision.get()!.value;
         object.metadata.resourceVersion = String(revision);
         const value = JSON.stringify(object);
@@ -192,21 +207,54 @@ export class SqliteStorage implements Storage {
           committedAt: Date.now(),
         });
         return { ...key, revision, type, value, prevValue };
-      })();
-    } catch (e) {
+      };
       // Rolled back: the caller's object must not carry a revision that was never committed.
-      object.metadata.resourceVersion = before;
-      throw e;
-    }
-    for (const listener of this.listeners) {
-      // The write is committed: a failing listener must neither fail it nor starve the others.
-      try {
-        listener(change);
-      } catch (e) {
-        console.error("onCommit listener failed:", e);
+      const restore = () => (object.metadata.resourceVersion = before);
+      this.queue.push({ run, resolve, reject, restore });
+      if (this.queue.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    if (this.queue.length === 0) return; // already flushed by close()
+    const group = this.queue;
+    this.queue = [];
+    const outcomes: ({ change: Change } | { error: unknown })[] = [];
+    try {
+      this.sqlite.transaction(() => {
+        for (const write of group) {
+          try {
+            outcomes.push({ change: this.inSavepoint(write.run) });
+          } catch (error) {
+            outcomes.push({ error });
+          }
+        }
+      })();
+    } catch (error) {
+      // The commit itself failed: nothing of the group was written.
+      for (const write of group) {
+        write.restore();
+        write.reject(error);
       }
+      return;
     }
-    return change;
+    group.forEach((write, i) => {
+      const outcome = outcomes[i]!;
+      if ("error" in outcome) {
+        write.restore();
+        write.reject(outcome.error);
+        return;
+      }
+      for (const listener of this.listeners) {
+        // The write is committed: a failing listener must neither fail it nor starve the others.
+        try {
+          listener(outcome.change);
+        } catch (e) {
+          console.error("onCommit listener failed:", e);
+        }
+      }
+      write.resolve(outcome.change);
+    });
   }
 
   /** The current row, checked against the revision the caller's change was based on. */
@@ -218,15 +266,15 @@ export class SqliteStorage implements Storage {
   }
 
   async create(key: ObjectKey, object: KubeObject): Promise<Change> {
-    try {
-      return this.commit(key, "ADDED", object, (revision, value) => {
+    return this.commit(key, "ADDED", object, (revision, value) => {
+      try {
         this.q.insertObject.run({ ...key, revision, value });
-        return { prevRevision: 0, prevValue: undefined };
-      });
-    } catch (e) {
-      if (isUniqueViolation(e)) throw new KeyExistsError(key);
-      throw e;
-    }
+      } catch (e) {
+        if (isUniqueViolation(e)) throw new KeyExistsError(key);
+        throw e;
+      }
+      return { prevRevision: 0, prevValue: undefined };
+    });
   }
 
   async update(key: ObjectKey, object: KubeObject, expectedRevision: number): Promise<Change> {
@@ -364,6 +412,7 @@ export class SqliteStorage implements Storage {
   }
 
   async close(): Promise<void> {
+    if (this.queue.length > 0) this.flush();
     this.sqlite.close();
   }
 }
