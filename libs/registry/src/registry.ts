@@ -7,6 +7,7 @@ const resourceKey = (group: string, version: string, plural: string) => `${group
 export class KindRegistry {
   private readonly byResource = new Map<string, KindDefinition>();
   private readonly listeners = new Set<() => void>();
+  private grouped: Map<string, Map<string, KindDefinition[]>> | undefined;
 
   add(kind: KindDefinition): void {
     this.byResource.set(resourceKey(kind.group, kind.version, kind.plural), kind);
@@ -31,8 +32,9 @@ export class KindRegistry {
     return [...this.byResource.values()];
   }
 
-  /** Group → versions (in registration order) → kinds. */
+  /** Group → versions (in registration order) → kinds. Built once per change of the kind set. */
   groups(): Map<string, Map<string, KindDefinition[]>> {
+    if (this.grouped) return this.grouped;
     const out = new Map<string, Map<string, KindDefinition[]>>();
     for (const k of this.byResource.values()) {
       let versions = out.get(k.group);
@@ -41,6 +43,7 @@ export class KindRegistry {
       if (!kinds) versions.set(k.version, (kinds = []));
       kinds.push(k);
     }
+    this.grouped = out;
     return out;
   }
 
@@ -50,6 +53,7 @@ export class KindRegistry {
   }
 
   private changed(): void {
+    this.grouped = undefined;
     for (const l of this.listeners) l();
   }
 }
