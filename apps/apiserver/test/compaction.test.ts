@@ -1,17 +1,11 @@
 // Expired history: an apiserver that keeps only a few revisions answers old watches, lists and
 // continue tokens with 410 Expired as Kubernetes does after etcd compaction.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestServer, freshNamespace, secret, sleep, startTestServer } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { freshNamespace, secret, sleep, useTestServer, paths } from "./harness.js";
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer({ history: { maxRevisions: 3, compactEveryMs: 50 } });
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestServer({ history: { maxRevisions: 3, compactEveryMs: 50 } });
 
-const secrets = (ns: string) => `/api/v1/namespaces/${ns}/secrets`;
+const secrets = paths.secrets;
 const q = (s: string) => encodeURIComponent(s);
 
 /** Makes enough revisions, then waits until the revision `rv` is compacted away. */

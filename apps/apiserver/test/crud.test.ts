@@ -1,17 +1,11 @@
 // Create, get and replace through real HTTPS, with Kubernetes' exact codes and messages.
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { RFC3339, type TestServer, deployment, freshNamespace, secret, sleep, startTestServer } from "./harness.js";
+import { describe, expect, it, vi } from "vitest";
+import { RFC3339, deployment, freshNamespace, secret, sleep, useTestServer, paths } from "./harness.js";
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestServer();
 
-const deploys = (ns: string) => `/apis/apps/v1/namespaces/${ns}/deployments`;
-const secrets = (ns: string) => `/api/v1/namespaces/${ns}/secrets`;
+const deploys = paths.deployments;
+const secrets = paths.secrets;
 
 describe("create", () => {
   it("fills uid, creationTimestamp (RFC 3339), generation 1 and resourceVersion; answers 201", async () => {

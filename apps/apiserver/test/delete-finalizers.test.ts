@@ -1,17 +1,11 @@
 // DELETE and deletecollection: response bodies per kind, finalizers, preconditions, options.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RFC3339, type TestServer, deployment, freshNamespace, secret, startTestServer } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { RFC3339, deployment, freshNamespace, secret, useTestServer, paths } from "./harness.js";
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestServer();
 
-const deploys = (ns: string) => `/apis/apps/v1/namespaces/${ns}/deployments`;
-const secrets = (ns: string) => `/api/v1/namespaces/${ns}/secrets`;
+const deploys = paths.deployments;
+const secrets = paths.secrets;
 
 describe("delete", () => {
   it("a Deployment answers a Success Status with name, group, plural kind and uid (no code)", async () => {

@@ -1,14 +1,8 @@
 // Discovery as kubectl and client-go read it: legacy documents, aggregated v2, /version, health.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestServer, startTestServer } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { useTestServer } from "./harness.js";
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestServer();
 
 const AGGREGATED =
   "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,application/json";

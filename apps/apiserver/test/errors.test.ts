@@ -1,18 +1,12 @@
 // Failures: every one is a Kubernetes Status with Kubernetes' code, reason and message, and nothing
 // is stored. Also authentication, routing and the options every write takes (dryRun, fieldValidation).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestServer, deployment, freshNamespace, secret, startTestServer } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { deployment, freshNamespace, secret, useTestServer, paths } from "./harness.js";
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestServer();
 
-const deploys = (ns: string) => `/apis/apps/v1/namespaces/${ns}/deployments`;
-const secrets = (ns: string) => `/api/v1/namespaces/${ns}/secrets`;
+const deploys = paths.deployments;
+const secrets = paths.secrets;
 
 describe("authentication", () => {
   it("no client certificate → 401 Unauthorized Status", async () => {

@@ -1,5 +1,6 @@
 // Test harness: a real apiserver (HTTPS, SQLite file in a temp data dir, no NATS) started in-process,
 // and a small HTTPS client that presents the admin client certificate from the data dir's pki/.
+import { afterAll, beforeAll } from "vitest";
 import { namingProfile } from "@orch/api";
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -216,7 +217,11 @@ export interface TestServerOptions {
   history?: Partial<ApiserverConfig["history"]>;
 }
 
-export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+/**
+ * Starts an apiserver on a fresh data directory. `into` receives the fields (and keeps receiving them
+ * across restarts), so a test file can hold one object for its whole life.
+ */
+export async function startTestServer(options: TestServerOptions = {}, into = {} as TestServer): Promise<TestServer> {
   const dataDir = await mkdtemp(join(tmpdir(), "orch-apiserver-test-"));
   const config: ApiserverConfig = {
     dataDir,
@@ -227,10 +232,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     history: { maxRevisions: 100_000, maxAgeMs: 3_600_000, compactEveryMs: 60_000, ...options.history },
   };
   const pki = (name: string) => readFileSync(join(dataDir, "pki", name), "utf8");
-  const t = {
-    dataDir,
-    config,
-  } as TestServer;
+  const t = Object.assign(into, { dataDir, config });
   const boot = async () => {
     t.server = await startApiserver(config);
     t.api = new Client(t.server.url, { ca: pki("ca.crt"), cert: pki("admin.crt"), key: pki("admin.key") });
@@ -249,6 +251,24 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   await boot();
   return t;
 }
+
+/** One apiserver for the whole test file: started before its tests, stopped after them. */
+export function useTestServer(options: TestServerOptions = {}): TestServer {
+  const t = {} as TestServer;
+  beforeAll(async () => {
+    await startTestServer(options, t);
+  });
+  afterAll(async () => {
+    await t.stop?.();
+  });
+  return t;
+}
+
+/** Collection paths of the kinds tests use most. */
+export const paths = {
+  deployments: (ns: string) => `/apis/apps/v1/namespaces/${ns}/deployments`,
+  secrets: (ns: string) => `/api/v1/namespaces/${ns}/secrets`,
+};
 
 let counter = 0;
 /** A fresh namespace for one test, so tests in a file do not see each other's objects. */

@@ -1,16 +1,12 @@
 // Every built-in kind goes through the same generic store: create, get, list, update, patch and
 // delete work for each with a minimal valid object.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestServer, deployment, freshNamespace, secret, sleep, startTestServer } from "./harness.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { deployment, freshNamespace, secret, sleep, useTestServer } from "./harness.js";
 
-let t: TestServer;
+const t = useTestServer();
 let ns: string;
 beforeAll(async () => {
-  t = await startTestServer();
   ns = await freshNamespace(t.api, "kinds");
-});
-afterAll(async () => {
-  await t?.stop();
 });
 
 const podSpec = { containers: [{ name: "c", image: "nginx" }] };

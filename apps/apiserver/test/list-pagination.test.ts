@@ -1,17 +1,11 @@
 // List: selectors, pagination consistent at one revision, resourceVersion semantics.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestServer, deployment, freshNamespace, secret, startTestServer } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { deployment, freshNamespace, secret, useTestServer, paths } from "./harness.js";
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestServer();
 
-const secrets = (ns: string) => `/api/v1/namespaces/${ns}/secrets`;
-const deploys = (ns: string) => `/apis/apps/v1/namespaces/${ns}/deployments`;
+const secrets = paths.secrets;
+const deploys = paths.deployments;
 const names = (list: { items: { metadata: { name: string } }[] }) => list.items.map((i) => i.metadata.name);
 const q = (s: string) => encodeURIComponent(s);
 

@@ -1,18 +1,12 @@
 // Content negotiation: JSON and YAML in both directions, 406, pretty, and the Table kubectl asks for.
 import { parse as parseYaml } from "yaml";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestServer, freshNamespace, secret, startTestServer } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { freshNamespace, secret, useTestServer, paths } from "./harness.js";
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestServer();
 
-const deploys = (ns: string) => `/apis/apps/v1/namespaces/${ns}/deployments`;
-const secrets = (ns: string) => `/api/v1/namespaces/${ns}/secrets`;
+const deploys = paths.deployments;
+const secrets = paths.secrets;
 
 const DEPLOYMENT_YAML = `apiVersion: apps/v1
 kind: Deployment

@@ -1,16 +1,10 @@
 // PATCH: JSON merge patch and JSON patch; strategic merge and apply are refused for now.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestServer, deployment, freshNamespace, startTestServer } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { deployment, freshNamespace, useTestServer, paths } from "./harness.js";
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestServer();
 
-const deploys = (ns: string) => `/apis/apps/v1/namespaces/${ns}/deployments`;
+const deploys = paths.deployments;
 const JSON_PATCH = "application/json-patch+json";
 
 async function withDeployment(name = "p") {

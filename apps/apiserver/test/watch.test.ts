@@ -1,16 +1,10 @@
 // Watch: JSON-lines streams of {type, object} as client-go's reflectors and kubectl consume them.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type TestServer, freshNamespace, secret, startTestServer } from "./harness.js";
+import { describe, expect, it } from "vitest";
+import { freshNamespace, secret, useTestServer, paths } from "./harness.js";
 
-let t: TestServer;
-beforeAll(async () => {
-  t = await startTestServer();
-});
-afterAll(async () => {
-  await t?.stop();
-});
+const t = useTestServer();
 
-const secrets = (ns: string) => `/api/v1/namespaces/${ns}/secrets`;
+const secrets = paths.secrets;
 const summary = (e: { type: string; object: any }) => `${e.type} ${e.object.metadata?.name ?? ""}`;
 
 describe("watch", () => {

@@ -1,9 +1,9 @@
 // `npm run bench`: the apiserver's throughput, latency, list time, watch latency, start time and
 // memory on this machine, against the ceiling of a minimal Hono + better-sqlite3 server.
+import { freePort } from "@orch/testing";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,16 +25,6 @@ const CONCURRENCY = 32;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once("error", rej);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => res(port));
-    });
-  });
-}
 
 interface Apiserver {
   origin: string;

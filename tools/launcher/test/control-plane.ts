@@ -1,23 +1,13 @@
 // Starts the control plane exactly as the README says (`node tools/launcher/dist/main.mjs`, which
 // `npm start` runs after building) in a fresh data directory, and drives the real kubectl against it.
+import { freePort } from "@orch/testing";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..", "..", "..");
 
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once("error", rej);
-    srv.listen(0, "127.0.0.1", () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => res(port));
-    });
-  });
-}
 
 export interface ControlPlane {
   dataDir: string;

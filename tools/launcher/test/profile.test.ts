@@ -15,7 +15,7 @@ afterAll(async () => {
 describe("the kubernetes naming profile", () => {
   it("serves Kubernetes' group names", async () => {
     const out = await cp.kubectl("api-resources", "--no-headers");
-    for (const [resource, group] of [
+    for (const [resource, group] of <const>[
       ["certificatesigningrequests", "certificates.k8s.io/v1"],
       ["clustertrustbundles", "certificates.k8s.io/v1beta1"],
       ["deviceclasses", "resource.k8s.io/v1"],

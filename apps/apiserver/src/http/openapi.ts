@@ -1,14 +1,11 @@
 // The OpenAPI documents kubectl needs: v3 per group-version, listing each kind's operations and the
 // `fieldValidation` parameter so kubectl leaves validation to the server, and the tiny v2 document
 // kubectl fetches for `kind: List` files.
-import { type KindDefinition, type KindRegistry, apiVersionOf } from "@orch/registry";
+import type { KindDefinition, KindRegistry } from "@orch/registry";
 import { createHash } from "node:crypto";
 
 /** A protobuf `openapi_v2.Document` with swagger "2.0" and an info block, and nothing else. */
-export const OPENAPI_V2_STUB = Buffer.from(
-  "0a03322e3012150a0a4b756265726e6574657312077631 2e33322e34".replace(/\s/g, ""),
-  "hex",
-);
+export const OPENAPI_V2_STUB = Buffer.from("0a03322e3012150a0a4b756265726e65746573120776312e33322e34", "hex");
 
 const gvPath = (k: Pick<KindDefinition, "group" | "version">) => (k.group ? `apis/${k.group}/${k.version}` : `api/${k.version}`);
 
@@ -38,7 +35,6 @@ function kindDocument(kinds: KindDefinition[]) {
       "x-kubernetes-group-version-kind": [gvk],
       properties: { apiVersion: { type: "string" }, kind: { type: "string" }, metadata: { type: "object" } },
     };
-    void apiVersionOf;
   }
   return { openapi: "3.0.0", info: { title: "orch", version: "v1.32.4" }, paths, components: { schemas } };
 }

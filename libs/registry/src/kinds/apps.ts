@@ -1,7 +1,7 @@
 // apps/v1 kinds.
 import { Deployment, type ObjectHeader, ReplicaSet, defaultDeployment, defaultReplicaSet } from "@orch/api";
 import { type KindDefinition, specFields } from "../kind.js";
-import { AGE, at, column, containerImages, containerNames, defineKind, readyOf, statusSubresource } from "./define.js";
+import { AGE, at, column, containerImages, containerNames, defineKind, readyOf, replicaColumns, statusSubresource } from "./define.js";
 
 const defaults = (fn: (o: never) => void) => fn as unknown as (o: ObjectHeader) => void;
 
@@ -60,13 +60,5 @@ export const replicaSets = (): KindDefinition =>
     defaults: defaults(defaultReplicaSet),
     strategy: replicaSetStatus.strategy,
     subresources: { status: replicaSetStatus.status },
-    printerColumns: [
-      column("Desired", "integer", (o) => at(o, "spec.replicas") ?? 0),
-      column("Current", "integer", (o) => at(o, "status.replicas") ?? 0),
-      column("Ready", "integer", (o) => at(o, "status.readyReplicas") ?? 0),
-      AGE,
-      column("Containers", "string", containerNames, 1),
-      column("Images", "string", containerImages, 1),
-      column("Selector", "string", (o) => formatSelector(at(o, "spec.selector")), 1),
-    ],
+    printerColumns: replicaColumns((o) => formatSelector(at(o, "spec.selector"))),
   });

@@ -15,7 +15,7 @@ import {
 import type { ObjectHeader } from "@orch/api";
 import { errors, nameIsDNSLabel } from "@orch/machinery";
 import type { KindDefinition } from "../kind.js";
-import { AGE, at, column, containerImages, containerNames, defineKind, statusSubresource } from "./define.js";
+import { AGE, at, column, defineKind, replicaColumns, statusSubresource } from "./define.js";
 
 const IMMORTAL_NAMESPACES = ["default", "kube-system", "kube-public"];
 
@@ -183,15 +183,7 @@ export const replicationControllers = (): KindDefinition =>
     defaults: defaults(defaultReplicationController),
     strategy: rcStatus.strategy,
     subresources: { status: rcStatus.status },
-    printerColumns: [
-      column("Desired", "integer", (o) => at(o, "spec.replicas") ?? 0),
-      column("Current", "integer", (o) => at(o, "status.replicas") ?? 0),
-      column("Ready", "integer", (o) => at(o, "status.readyReplicas") ?? 0),
-      AGE,
-      column("Containers", "string", containerNames, 1),
-      column("Images", "string", containerImages, 1),
-      column("Selector", "string", (o) => formatLabels(at(o, "spec.selector")), 1),
-    ],
+    printerColumns: replicaColumns((o) => formatLabels(at(o, "spec.selector"))),
   });
 
 export function formatLabels(labels: unknown): string {

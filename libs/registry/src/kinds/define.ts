@@ -88,3 +88,14 @@ export const containerNames = (o: ObjectHeader) =>
   ((at(o, "spec.template.spec.containers") as { name?: string }[] | undefined) ?? []).map((c) => c.name).join(",");
 export const containerImages = (o: ObjectHeader) =>
   ((at(o, "spec.template.spec.containers") as { image?: string }[] | undefined) ?? []).map((c) => c.image).join(",");
+
+/** The columns Kubernetes prints for replica-managing kinds (ReplicaSet, ReplicationController). */
+export const replicaColumns = (selector: (o: ObjectHeader) => string): PrinterColumn[] => [
+  column("Desired", "integer", (o) => at(o, "spec.replicas") ?? 0),
+  column("Current", "integer", (o) => at(o, "status.replicas") ?? 0),
+  column("Ready", "integer", (o) => at(o, "status.readyReplicas") ?? 0),
+  AGE,
+  column("Containers", "string", containerNames, 1),
+  column("Images", "string", containerImages, 1),
+  column("Selector", "string", selector, 1),
+];

@@ -48,4 +48,3 @@ export const customResourceDefinitions = (p: NamingProfile): KindDefinition =>
     printerColumns: [column("Created At", "date", (o) => at(o, "metadata.creationTimestamp"))],
   });
 
-void AGE;
