@@ -30,6 +30,28 @@ export const AGE: PrinterColumn = {
     "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.",
 };
 
+/** Kind modules declare their Kubernetes defaulting function with the kind's own type. */
+export const defaults = (fn: (o: never) => void) => fn as unknown as (o: ObjectHeader) => void;
+
+/** `a=b,c=d` as Kubernetes prints a label map, `<none>` when empty. */
+export function formatLabels(labels: unknown): string {
+  const entries = Object.entries((labels as Record<string, string> | undefined) ?? {});
+  return entries.length === 0 ? "<none>" : entries.map(([k, v]) => `${k}=${v}`).join(",");
+}
+
+/** A metav1 LabelSelector as Kubernetes prints it. */
+export function formatSelector(selector: unknown): string {
+  const s = selector as { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] } | undefined;
+  const parts = Object.entries(s?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
+  for (const e of s?.matchExpressions ?? []) {
+    const op = e.operator.toLowerCase();
+    if (op === "exists") parts.push(e.key);
+    else if (op === "doesnotexist") parts.push(`!${e.key}`);
+    else parts.push(`${e.key} ${op} (${(e.values ?? []).join(",")})`);
+  }
+  return parts.length ? parts.join(",") : "<none>";
+}
+
 /** Reads a dotted path (`status.readyReplicas`) from an object. */
 export function at(obj: unknown, path: string): unknown {
   let cur: unknown = obj;

@@ -1,11 +1,20 @@
 import type { NamingProfile } from "@orch/api";
 import type { KindDefinition } from "../kind.js";
-import { deployments, replicaSets } from "./apps.js";
-import { certificateSigningRequests, clusterTrustBundles } from "./certificates.js";
-import { namespaces, podTemplates, pods, replicationControllers, secrets, serviceAccounts } from "./core.js";
-import { customResourceDefinitions, deviceClasses, priorityClasses } from "./others.js";
+import { certificateSigningRequests } from "./certificate-signing-request.js";
+import { clusterTrustBundles } from "./cluster-trust-bundle.js";
+import { customResourceDefinitions } from "./custom-resource-definition.js";
+import { deployments } from "./deployment.js";
+import { deviceClasses } from "./device-class.js";
+import { namespaces } from "./namespace.js";
+import { podTemplates } from "./pod-template.js";
+import { pods } from "./pod.js";
+import { priorityClasses } from "./priority-class.js";
+import { replicaSets } from "./replica-set.js";
+import { replicationControllers } from "./replication-controller.js";
+import { secrets } from "./secret.js";
+import { serviceAccounts } from "./service-account.js";
 
-/** Every kind orch serves out of the box, named for the profile. */
+/** Every kind orch serves out of the box, named for the profile. One file per kind in this folder. */
 export function builtinKinds(profile: NamingProfile): KindDefinition[] {
   return [
     namespaces(),

@@ -1,7 +1,6 @@
-// certificates.<domain> kinds.
-import { CertificateSigningRequest, ClusterTrustBundle, type NamingProfile } from "@orch/api";
+// CertificateSigningRequest (certificates.<domain>/v1, spec 2.5 and 3.1).
+import { CertificateSigningRequest, type NamingProfile } from "@orch/api";
 import type { KindDefinition, Strategy } from "../kind.js";
-import { nameIsDNSSubdomain } from "@orch/machinery";
 import { AGE, at, column, defineKind, statusSubresource } from "./define.js";
 
 const signerName = (o: object) => at(o, "spec.signerName") as string | undefined;
@@ -54,30 +53,4 @@ export const certificateSigningRequests = (p: NamingProfile): KindDefinition =>
         return c.length ? c.join(",") : "Pending";
       }),
     ],
-  });
-
-/** A bundle of a signer is named `<signerName with ":" for "/">:<anything>` (ValidateClusterTrustBundleName). */
-function clusterTrustBundleName(name: string, prefix: boolean, obj: object): string[] {
-  const signer = signerName(obj);
-  if (!signer) {
-    return name.includes(":") ? ['ClusterTrustBundle without signer name must not have ":" in its name'] : nameIsDNSSubdomain(name, prefix);
-  }
-  const signerPrefix = `${signer.replaceAll("/", ":")}:`;
-  if (!name.startsWith(signerPrefix)) {
-    return [`ClusterTrustBundle for signerName ${signer} must be named with prefix ${signerPrefix}`];
-  }
-  return nameIsDNSSubdomain(name.slice(signerPrefix.length), prefix);
-}
-
-export const clusterTrustBundles = (p: NamingProfile): KindDefinition =>
-  defineKind({
-    group: p.group("certificates"),
-    version: "v1beta1",
-    kind: "ClusterTrustBundle",
-    plural: "clustertrustbundles",
-    namespaced: false,
-    schema: ClusterTrustBundle,
-    validateName: clusterTrustBundleName,
-    selectableFields: { "spec.signerName": (o) => signerName(o) ?? "" },
-    printerColumns: [column("SignerName", "string", (o) => signerName(o) ?? "<none>"), AGE],
   });

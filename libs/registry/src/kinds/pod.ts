@@ -1,0 +1,50 @@
+// Pod (core/v1).
+import { Pod, defaultPod } from "@orch/api";
+import type { KindDefinition } from "../kind.js";
+import { AGE, at, column, defaults, defineKind, statusSubresource } from "./define.js";
+
+const podStatus = statusSubresource({}, () => ({ phase: "Pending" }));
+
+export const pods = (): KindDefinition =>
+  defineKind({
+    group: "",
+    version: "v1",
+    kind: "Pod",
+    plural: "pods",
+    shortNames: ["po"],
+    categories: ["all"],
+    namespaced: true,
+    schema: Pod,
+    defaults: defaults(defaultPod),
+    strategy: podStatus.strategy,
+    subresources: { status: podStatus.status },
+    deleteReturnsObject: true,
+    selectableFields: {
+      "spec.nodeName": (o) => (at(o, "spec.nodeName") as string | undefined) ?? "",
+      "spec.restartPolicy": (o) => at(o, "spec.restartPolicy") as string | undefined,
+      "spec.schedulerName": (o) => at(o, "spec.schedulerName") as string | undefined,
+      "spec.serviceAccountName": (o) => at(o, "spec.serviceAccountName") as string | undefined,
+      "status.phase": (o) => at(o, "status.phase") as string | undefined,
+      "status.podIP": (o) => (at(o, "status.podIP") as string | undefined) ?? "",
+      "status.nominatedNodeName": (o) => (at(o, "status.nominatedNodeName") as string | undefined) ?? "",
+    },
+    printerColumns: [
+      column("Ready", "string", (o) => {
+        const statuses = (at(o, "status.containerStatuses") as { ready?: boolean }[] | undefined) ?? [];
+        const total = ((at(o, "spec.containers") as unknown[] | undefined) ?? []).length;
+        return `${statuses.filter((s) => s.ready).length}/${total}`;
+      }),
+      column("Status", "string", (o) => (o.metadata.deletionTimestamp ? "Terminating" : at(o, "status.phase"))),
+      column("Restarts", "string", (o) =>
+        String(
+          ((at(o, "status.containerStatuses") as { restartCount?: number }[] | undefined) ?? []).reduce(
+            (n, s) => n + (s.restartCount ?? 0),
+            0,
+          ),
+        ),
+      ),
+      AGE,
+      column("IP", "string", (o) => at(o, "status.podIP"), 1),
+      column("Node", "string", (o) => at(o, "spec.nodeName"), 1),
+    ],
+  });

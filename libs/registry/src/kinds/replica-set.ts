@@ -1,0 +1,22 @@
+// ReplicaSet (apps/v1).
+import { ReplicaSet, defaultReplicaSet } from "@orch/api";
+import type { KindDefinition } from "../kind.js";
+import { at, defaults, defineKind, formatSelector, replicaColumns, statusSubresource } from "./define.js";
+
+const replicaSetStatus = statusSubresource();
+
+export const replicaSets = (): KindDefinition =>
+  defineKind({
+    group: "apps",
+    version: "v1",
+    kind: "ReplicaSet",
+    plural: "replicasets",
+    shortNames: ["rs"],
+    categories: ["all"],
+    namespaced: true,
+    schema: ReplicaSet,
+    defaults: defaults(defaultReplicaSet),
+    strategy: replicaSetStatus.strategy,
+    subresources: { status: replicaSetStatus.status },
+    printerColumns: replicaColumns((o) => formatSelector(at(o, "spec.selector"))),
+  });
