@@ -27,6 +27,11 @@ export interface Strategy {
   validate?(obj: ObjectHeader, ctx: RequestContext): FieldError[];
   validateUpdate?(obj: ObjectHeader, old: ObjectHeader, ctx: RequestContext): FieldError[];
   warnings?(obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext): string[];
+  /**
+   * Rules that need other objects (e.g. one default PriorityClass), run after validation and before
+   * the write. Returns field errors (422) or throws a StatusError for another code.
+   */
+  admit?(obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext, cluster: ClusterReader): Promise<FieldError[]>;
 }
 
 export interface PrinterColumn {
@@ -39,11 +44,20 @@ export interface PrinterColumn {
   priority?: number;
 }
 
-/** How `/scale` maps onto the object (custom resources declare paths; built-ins use spec.replicas). */
+/**
+ * How `/scale` (an autoscaling/v1 Scale) maps onto the object: dotted paths as custom resources
+ * declare them (`.spec.replicas`), and the selector as the string a Scale carries.
+ */
 export interface ScaleMapping {
   specReplicasPath: string;
   statusReplicasPath: string;
-  labelSelectorPath?: string;
+  /** The serialized label selector for `status.selector` (built-ins format `spec.selector`). */
+  selector?: (obj: ObjectHeader) => string | undefined;
+}
+
+/** Read access to other objects, for rules that span objects (Kubernetes does these in admission). */
+export interface ClusterReader {
+  list(group: string, plural: string, namespace?: string): Promise<ObjectHeader[]>;
 }
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";

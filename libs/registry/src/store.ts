@@ -1,7 +1,7 @@
 // The one generic store. Every kind, built-in or custom, is served by this code with its own
 // declaration and strategy plugged in, in Kubernetes' fixed order:
 // decode → system metadata → prepare → validate → warnings → generation → persist.
-import { type ObjectHeader, decodeWith, pruneUnknown } from "@orch/api";
+import { type ObjectHeader, Scale, decodeWith, pruneUnknown } from "@orch/api";
 import {
   type FieldError,
   StatusError,
@@ -26,8 +26,9 @@ import {
   keyText,
 } from "@orch/storage";
 import { randomUUID } from "node:crypto";
-import { type KindDefinition, type RequestContext, type Strategy, apiVersionOf, specFields, storageResource } from "./kind.js";
+import { type ClusterReader, type KindDefinition, type RequestContext, type Strategy, apiVersionOf, specFields, storageResource } from "./kind.js";
 import { validateMetaForCreate, validateMetaForUpdate } from "./meta-validation.js";
+import { readPath, writePath } from "./json-path.js";
 import { type ListOptions, type ListPlan, planList } from "./list-options.js";
 import type { WatchEvent, WatchHub, Watcher } from "./watch.js";
 
@@ -87,6 +88,8 @@ export class StrictDecodingError extends StatusError {
 export interface StoreDeps {
   storage: Storage;
   hub: WatchHub;
+  /** Other kinds' objects, for strategies' `admit` rules. */
+  cluster?: ClusterReader;
 }
 
 const NAMESPACES: ObjectKey = { resource: "core/namespaces", namespace: "", name: "" };
@@ -280,6 +283,75 @@ export class ResourceStore {
     return obj;
   }
 
+  // ---- /scale ----------------------------------------------------------------------------------
+
+  private get scaleMapping() {
+    if (!this.kind.scale) throw errors.notFoundPath();
+    return this.kind.scale;
+  }
+
+  /** The autoscaling/v1 Scale view of an object. */
+  scaleOf(obj: ObjectHeader): ObjectHeader {
+    const mapping = this.scaleMapping;
+    const replicas = readPath(obj, mapping.specReplicasPath);
+    if (typeof replicas !== "number") {
+      throw failure(500, "", `the spec replicas field "${mapping.specReplicasPath}" does not exist`);
+    }
+    const m = obj.metadata;
+    const selector = mapping.selector?.(obj);
+    return {
+      kind: "Scale",
+      apiVersion: "autoscaling/v1",
+      metadata: {
+        name: m.name,
+        ...(m.namespace ? { namespace: m.namespace } : {}),
+        uid: m.uid,
+        resourceVersion: m.resourceVersion,
+        creationTimestamp: m.creationTimestamp,
+      },
+      spec: { replicas },
+      status: {
+        replicas: (readPath(obj, mapping.statusReplicasPath) as number | undefined) ?? 0,
+        ...(selector ? { selector } : {}),
+      },
+    };
+  }
+
+  async getScale(namespace: string, name: string): Promise<ObjectHeader> {
+    return this.scaleOf(parse(await this.get(namespace, name)));
+  }
+
+  /**
+   * Changes the replica count through a Scale: `change` turns the current Scale into the requested one
+   * (a PUT body or a patched Scale). The object is updated with the main strategy, so the same rules,
+   * generation and preconditions apply; the answer is the Scale of the result.
+   */
+  async updateScale(
+    namespace: string,
+    name: string,
+    ctx: RequestContext,
+    options: WriteOptions,
+    change: (current: ObjectHeader) => unknown,
+  ): Promise<WriteResult> {
+    const mapping = this.scaleMapping;
+    const result = await this.update(namespace, name, undefined, ctx, options, (current) => {
+      if (!current) throw errors.notFound(this.gr, name);
+      const scale = decodeScale(change(this.scaleOf(current)), this.kind.version, ctx, options);
+      const replicas = scale.spec.replicas ?? 0;
+      if (replicas < 0) {
+        throw errors.invalid({ group: "autoscaling", kind: "Scale" }, name, [
+          fieldError.invalid("spec.replicas", replicas, "must be greater than or equal to 0"),
+        ]);
+      }
+      const obj = structuredClone(current);
+      writePath(obj, mapping.specReplicasPath, replicas);
+      // The Scale's resourceVersion, if any, is the precondition; none means unconditional.
+      obj.metadata.resourceVersion = scale.metadata.resourceVersion || undefined;
+      return obj;
+    });
+    return { object: this.scaleOf(result.object), code: 200 };
+  }
+
   /** What still holds an object's deletion back. */
   private pendingFinalizers(obj: ObjectHeader): readonly string[] {
     return [...(obj.metadata.finalizers ?? []), ...(this.kind.specFinalizers?.(obj) ?? [])];
@@ -333,6 +405,14 @@ export class ResourceStore {
     meta.namespace = namespace;
   }
 
+  /** Cross-object rules, after the object's own rules passed. */
+  private async admit(strategy: Strategy, obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext) {
+    if (!strategy.admit) return;
+    const cluster = this.deps.cluster ?? { list: async () => [] };
+    const errs = await strategy.admit(obj, old, ctx, cluster);
+    if (errs.length > 0) this.invalid(obj.metadata.name ?? "", errs);
+  }
+
   private validate(strategy: Strategy, obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext) {
     const errs = old
       ? [...validateMetaForUpdate(this.kind, obj, old), ...(strategy.validateUpdate?.(obj, old, ctx) ?? [])]
@@ -368,6 +448,7 @@ export class ResourceStore {
     delete meta.selfLink;
     this.kind.strategy.prepareForCreate?.(obj, ctx);
     this.validate(this.kind.strategy, obj, undefined, ctx);
+    await this.admit(this.kind.strategy, obj, undefined, ctx);
     await this.checkNamespace(namespace, obj);
     if (options.dryRun) {
       const key = this.key(namespace, meta.name!);
@@ -455,6 +536,7 @@ export class ResourceStore {
       if (current.metadata.managedFields && !meta.managedFields) meta.managedFields = current.metadata.managedFields;
       strategy.prepareForUpdate?.(obj, current, ctx);
       this.validate(strategy, obj, current, ctx);
+      await this.admit(strategy, obj, current, ctx);
       if (!specEqual(this.kind, obj, current)) meta.generation = (current.metadata.generation ?? 0) + 1;
       dropUndefined(meta);
       if (sameObject(obj, current)) return { object: current, code: 200 };
@@ -554,6 +636,32 @@ export class ResourceStore {
     // Kubernetes answers with the list of what it deleted, as it was listed.
     return listed;
   }
+}
+
+/** A request body as an autoscaling/v1 Scale. */
+function decodeScale(value: unknown, _version: string, ctx: RequestContext, options: WriteOptions) {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw errors.badRequest("the object provided is unrecognized (must be of type Scale)");
+  }
+  const raw = value as Record<string, unknown>;
+  const kind = raw.kind ?? "Scale";
+  if (kind !== "Scale") {
+    throw errors.badRequest(`${String(kind)} in version "v1" cannot be handled as a Scale: no conversion from ${String(kind)} to Scale`);
+  }
+  const unknown: string[] = [];
+  pruneUnknown(Scale, raw, unknown);
+  const problems = unknown.map((f) => `unknown field "${f}"`);
+  if (problems.length > 0 && options.fieldValidation === "Strict") {
+    throw errors.badRequest(`Scale in version "v1" cannot be handled as a Scale: strict decoding error: ${problems.join(", ")}`);
+  }
+  if ((options.fieldValidation ?? "Warn") === "Warn") ctx.warnings.push(...problems);
+  const decoded = decodeWith(Scale, raw);
+  if (!decoded.ok) {
+    throw errors.badRequest(
+      `Scale in version "v1" cannot be handled as a Scale: ${decoded.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+    );
+  }
+  return decoded.value;
 }
 
 function dropUndefined(o: Record<string, unknown>): void {

@@ -108,7 +108,7 @@ describe("kubectl against orch", () => {
     expect(seen).toContain("deployment.apps/watched");
   });
 
-  it("replaces, patches and deletes", async () => {
+  it("replaces, patches, scales and deletes", async () => {
     const replaced = await apply("web.yaml", deployment("web", { tier: "front", version: "2" }), "replace");
     expect(replaced.stdout.trim()).toBe("deployment.apps/web replaced");
     const patched = await cp.kubectl("patch", "deployment", "web", "--type=merge", "-p", '{"spec":{"replicas":3}}');
@@ -121,6 +121,10 @@ describe("kubectl against orch", () => {
       "jsonpath={.spec.replicas} {.metadata.labels.version} {.metadata.generation}",
     );
     expect(fields.stdout).toBe("3 2 2");
+    const scaled = await cp.kubectl("scale", "deployment", "web", "--replicas=5", "--current-replicas=3");
+    expect(scaled.stdout.trim()).toBe("deployment.apps/web scaled");
+    const stale = await cp.kubectl("scale", "deployment", "web", "--replicas=1", "--current-replicas=3");
+    expect(stale.stderr).toContain("Expected replicas to be 3, was 5");
     const deleted = await cp.kubectl("delete", "deployment", "web");
     expect(deleted.stdout.trim()).toBe('deployment.apps "web" deleted');
     const gone = await cp.kubectl("get", "deployment", "web");

@@ -137,13 +137,15 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
     const kind = deps.registry.lookup(info.group, info.version, info.resource);
     if (!kind) throw errors.notFoundPath();
     if (info.namespace && !kind.namespaced && info.resource !== "namespaces") throw errors.notFoundPath();
-    if (info.subresource && !kind.subresources[info.subresource]) throw errors.notFoundPath();
+    const scale = info.subresource === "scale" && kind.scale !== undefined;
+    if (info.subresource && !kind.subresources[info.subresource] && !scale) throw errors.notFoundPath();
     if (kind.namespaced && !info.namespace && info.name) throw errors.notFoundPath();
     if (!routed(kind, info)) throw methodNotAllowed();
     if (info.verb === "watch" && !kind.verbs.includes("watch")) {
       throw errors.methodNotSupported({ group: kind.group, resource: kind.plural }, info.verb);
     }
     const store = deps.storeFor(kind);
+    if (scale) return await serveScale(req, store, format);
     const pretty = BOOL(query.get("pretty")) ?? false;
     const ok = (code: number, body: unknown) => respond(code, body, format, pretty, ctx.warnings);
     const namespace = kind.namespaced ? info.namespace : "";
@@ -192,29 +194,10 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
       }
       case "patch": {
         const options = writeOptions(req, "PatchOptions");
-        const type = parseMediaType(req.headers.get("content-type") ?? "").type;
-        const apply = type === patchTypes.merge ? applyMergePatch : type === patchTypes.json ? applyJsonPatch : undefined;
-        // Strategic merge and apply patches are not served yet; say which types are.
-        if (!apply) throw errors.unsupportedMediaType([patchTypes.json, patchTypes.merge]);
-        const text = await readText(req);
-        let patch: unknown;
-        try {
-          patch = JSON.parse(text);
-        } catch {
-          throw errors.badRequest(type === patchTypes.json ? "invalid JSON patch" : "Invalid JSON Patch");
-        }
+        const patcher = await readPatch(req);
         const result = await store.update(namespace, info.name, info.subresource || undefined, ctx, options, (current) => {
           if (!current) throw errors.notFound({ group: kind.group, resource: kind.plural }, info.name);
-          let patched: unknown;
-          try {
-            patched = apply(current, patch);
-          } catch (e) {
-            // Kubernetes discards the patch library's text: a generic 422 with empty details.
-            if (e instanceof StatusError && e.code === 422) {
-              throw failure(422, "Invalid", "the server rejected our request due to an error in our request", {});
-            }
-            throw e;
-          }
+          const patched = patcher(current);
           try {
             return store.decode({ value: patched }, ctx, options);
           } catch (e) {
@@ -269,6 +252,58 @@ function strictPatchError(patched: unknown, problems: readonly string[]): Status
   const { name: _n, kind: _k, ...details } = err.status.details ?? {};
   err.status.details = details;
   return err;
+}
+
+/** Reads a JSON or JSON merge patch body; the result applies it to a document. */
+async function readPatch(req: IncomingRequest): Promise<(target: unknown) => unknown> {
+  const type = parseMediaType(req.headers.get("content-type") ?? "").type;
+  const apply = type === patchTypes.merge ? applyMergePatch : type === patchTypes.json ? applyJsonPatch : undefined;
+  // Strategic merge and apply patches are not served yet; say which types are.
+  if (!apply) throw errors.unsupportedMediaType([patchTypes.json, patchTypes.merge]);
+  const text = await readText(req);
+  let patch: unknown;
+  try {
+    patch = JSON.parse(text);
+  } catch {
+    throw errors.badRequest(type === patchTypes.json ? "invalid JSON patch" : "Invalid JSON Patch");
+  }
+  return (target) => {
+    try {
+      return apply(target, patch);
+    } catch (e) {
+      // Kubernetes discards the patch library's text: a generic 422 with empty details.
+      if (e instanceof StatusError && e.code === 422) {
+        throw failure(422, "Invalid", "the server rejected our request due to an error in our request", {});
+      }
+      throw e;
+    }
+  };
+}
+
+/** `/scale`: the object seen and changed as an autoscaling/v1 Scale (get, update, patch). */
+async function serveScale(req: IncomingRequest, store: ResourceStore, format: ResponseFormat): Promise<Response> {
+  const { info, ctx } = req;
+  const namespace = store.kind.namespaced ? info.namespace : "";
+  const pretty = BOOL(req.query.get("pretty")) ?? false;
+  const ok = (code: number, body: unknown) => respond(code, body, format, pretty, ctx.warnings);
+  switch (info.verb) {
+    case "get":
+      return ok(200, await store.getScale(namespace, info.name));
+    case "update": {
+      const options = writeOptions(req, "UpdateOptions");
+      const body = (await readObjectBody(req, store.kind)).value;
+      const result = await store.updateScale(namespace, info.name, ctx, options, () => body);
+      return ok(result.code, result.object);
+    }
+    case "patch": {
+      const options = writeOptions(req, "PatchOptions");
+      const patcher = await readPatch(req);
+      const result = await store.updateScale(namespace, info.name, ctx, options, (current) => patcher(current));
+      return ok(result.code, result.object);
+    }
+    default:
+      throw methodNotAllowed();
+  }
 }
 
 async function deleteOptions(req: IncomingRequest): Promise<{ options: DeleteOptions; dryRun: boolean }> {

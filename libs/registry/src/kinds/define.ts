@@ -1,6 +1,7 @@
 // Shared pieces for declaring kinds: defaults for the declaration and the usual status subresource.
 import type { ObjectHeader } from "@orch/api";
-import type { KindDefinition, PrinterColumn, Strategy, Verb } from "../kind.js";
+import { type LabelSelectorObject, labelSelectorFromObject, labelSelectorFromSet, labelSelectorString } from "@orch/machinery";
+import type { KindDefinition, PrinterColumn, ScaleMapping, Strategy, Verb } from "../kind.js";
 
 export const ALL_VERBS: readonly Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
@@ -51,6 +52,17 @@ export function formatSelector(selector: unknown): string {
   }
   return parts.length ? parts.join(",") : "<none>";
 }
+
+/** `/scale` of a kind with `spec.replicas` and `status.replicas`; `selector` renders its label selector. */
+export const replicasScale = (selector: (o: ObjectHeader) => string | undefined): ScaleMapping => ({
+  specReplicasPath: ".spec.replicas",
+  statusReplicasPath: ".status.replicas",
+  selector,
+});
+
+/** A metav1 LabelSelector as a Scale carries it (`app=web,tier in (a,b)`). */
+export const selectorString = (selector: unknown): string =>
+  labelSelectorString(labelSelectorFromObject(selector as LabelSelectorObject | undefined));
 
 /** Reads a dotted path (`status.readyReplicas`) from an object. */
 export function at(obj: unknown, path: string): unknown {
@@ -121,3 +133,7 @@ export const replicaColumns = (selector: (o: ObjectHeader) => string): PrinterCo
   column("Images", "string", containerImages, 1),
   column("Selector", "string", selector, 1),
 ];
+
+/** A replication controller's selector map as a Scale carries it. */
+export const setSelectorString = (selector: unknown): string =>
+  labelSelectorString(labelSelectorFromSet((selector as Record<string, string> | undefined) ?? {}));

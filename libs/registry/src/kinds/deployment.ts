@@ -1,7 +1,7 @@
 // Deployment (apps/v1, spec 2.8).
 import { Deployment, defaultDeployment } from "@orch/api";
 import { type KindDefinition, specFields } from "../kind.js";
-import { AGE, at, column, containerImages, containerNames, defaults, defineKind, formatSelector, readyOf, statusSubresource } from "./define.js";
+import { AGE, at, column, containerImages, containerNames, defaults, defineKind, formatSelector, readyOf, statusSubresource, replicasScale, selectorString } from "./define.js";
 
 const deploymentStatus = statusSubresource();
 
@@ -16,6 +16,7 @@ export const deployments = (): KindDefinition =>
     namespaced: true,
     schema: Deployment,
     defaults: defaults(defaultDeployment),
+    scale: replicasScale((o) => selectorString(at(o, "spec.selector"))),
     strategy: deploymentStatus.strategy,
     subresources: { status: deploymentStatus.status },
     // Annotations are copied to the replica sets, so their changes are a new generation too.

@@ -1,7 +1,7 @@
 // ReplicaSet (apps/v1).
 import { ReplicaSet, defaultReplicaSet } from "@orch/api";
 import type { KindDefinition } from "../kind.js";
-import { at, defaults, defineKind, formatSelector, replicaColumns, statusSubresource } from "./define.js";
+import { at, defaults, defineKind, formatSelector, replicaColumns, statusSubresource, replicasScale, selectorString } from "./define.js";
 
 const replicaSetStatus = statusSubresource();
 
@@ -16,6 +16,7 @@ export const replicaSets = (): KindDefinition =>
     namespaced: true,
     schema: ReplicaSet,
     defaults: defaults(defaultReplicaSet),
+    scale: replicasScale((o) => selectorString(at(o, "spec.selector"))),
     strategy: replicaSetStatus.strategy,
     subresources: { status: replicaSetStatus.status },
     printerColumns: replicaColumns((o) => formatSelector(at(o, "spec.selector"))),

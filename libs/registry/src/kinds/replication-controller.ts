@@ -1,7 +1,7 @@
 // ReplicationController (core/v1, spec 2.9).
 import { ReplicationController, defaultReplicationController } from "@orch/api";
 import type { KindDefinition } from "../kind.js";
-import { at, defaults, defineKind, formatLabels, replicaColumns, statusSubresource } from "./define.js";
+import { at, defaults, defineKind, formatLabels, replicaColumns, statusSubresource, replicasScale, setSelectorString } from "./define.js";
 
 const rcStatus = statusSubresource();
 
@@ -16,6 +16,7 @@ export const replicationControllers = (): KindDefinition =>
     namespaced: true,
     schema: ReplicationController,
     defaults: defaults(defaultReplicationController),
+    scale: replicasScale((o) => setSelectorString(at(o, "spec.selector"))),
     strategy: rcStatus.strategy,
     subresources: { status: rcStatus.status },
     printerColumns: replicaColumns((o) => formatLabels(at(o, "spec.selector"))),
