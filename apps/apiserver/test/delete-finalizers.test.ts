@@ -203,3 +203,41 @@ describe("deletecollection", () => {
     expect((await t.api.get(secrets(ns))).body.items).toHaveLength(1);
   });
 });
+
+describe("graceful deletion (pods)", () => {
+  const pods = (ns: string) => `/api/v1/namespaces/${ns}/pods`;
+  const pod = (name: string, nodeName?: string) => ({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name },
+    spec: { ...(nodeName ? { nodeName } : {}), containers: [{ name: "main", image: "nginx" }] },
+  });
+
+  it("marks a pod on a node with its grace period, and removes it when deleted with grace 0", async () => {
+    const ns = await freshNamespace(t.api);
+    await t.api.post(pods(ns), pod("web", "node-1"));
+    const before = Date.now();
+    const first = await t.api.delete(`${pods(ns)}/web`);
+    expect(first.status).toBe(200);
+    expect(first.body.metadata.deletionGracePeriodSeconds).toBe(30); // spec.terminationGracePeriodSeconds default
+    const due = Date.parse(first.body.metadata.deletionTimestamp);
+    expect(due).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 + 29_000);
+    expect((await t.api.get(`${pods(ns)}/web`)).status).toBe(200); // still there while it stops
+    const shorter = await t.api.delete(`${pods(ns)}/web?gracePeriodSeconds=5`);
+    expect(shorter.body.metadata.deletionGracePeriodSeconds).toBe(5);
+    const longer = await t.api.delete(`${pods(ns)}/web?gracePeriodSeconds=60`);
+    expect(longer.body.metadata.deletionGracePeriodSeconds).toBe(5); // only a shorter period is honoured
+    const now = await t.api.delete(`${pods(ns)}/web`, { apiVersion: "v1", kind: "DeleteOptions", gracePeriodSeconds: 0 });
+    expect(now.status).toBe(200);
+    expect((await t.api.get(`${pods(ns)}/web`)).status).toBe(404);
+  });
+
+  it("deletes an unscheduled pod at once", async () => {
+    const ns = await freshNamespace(t.api);
+    await t.api.post(pods(ns), pod("pending"));
+    const r = await t.api.delete(`${pods(ns)}/pending?gracePeriodSeconds=30`);
+    expect(r.status).toBe(200);
+    expect(r.body.kind).toBe("Pod"); // pods answer with the deleted object
+    expect((await t.api.get(`${pods(ns)}/pending`)).status).toBe(404);
+  });
+});

@@ -101,6 +101,11 @@ export interface KindDefinition {
   allowCreateOnUpdate?: boolean;
   /** Finalizers kept outside metadata (a Namespace's `spec.finalizers`); they also hold deletion back. */
   specFinalizers?: (obj: ObjectHeader) => readonly string[];
+  /**
+   * Kinds with graceful deletion (pods): the grace period a delete gets, given the one requested.
+   * Above 0 the object is only marked (deletionTimestamp in the future) until deleted with 0.
+   */
+  gracePeriod?: (obj: ObjectHeader, requested: number | undefined) => number;
   /** Marks an object whose deletion waits for finalizers (a Namespace enters Terminating). */
   prepareForDelete?: (obj: ObjectHeader) => void;
 }

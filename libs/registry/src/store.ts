@@ -542,7 +542,7 @@ export class ResourceStore {
       if (sameObject(obj, current)) return { object: current, code: 200 };
       if (options.dryRun) return { object: obj, code: 200 };
       try {
-        if (meta.deletionTimestamp && this.pendingFinalizers(obj).length === 0) {
+        if (meta.deletionTimestamp && !meta.deletionGracePeriodSeconds && this.pendingFinalizers(obj).length === 0) {
           // The last finalizer is gone from an object being deleted: it goes now.
           await this.deps.storage.delete(this.key(namespace, name), obj, stored.revision);
         } else {
@@ -588,7 +588,20 @@ export class ResourceStore {
         );
       }
       const finalizers = this.pendingFinalizers(current);
+      const grace = this.kind.gracePeriod?.(current, options.gracePeriodSeconds) ?? 0;
       try {
+        if (grace > 0) {
+          // Graceful (pods on a node): marked now, removed when whoever runs it confirms with grace 0.
+          const pending = current.metadata.deletionGracePeriodSeconds;
+          if (pending !== undefined && pending <= grace) return { code: 200, body: current };
+          const marked = clone(current);
+          marked.metadata.deletionTimestamp = rfc3339(new Date(Date.now() + grace * 1000));
+          marked.metadata.deletionGracePeriodSeconds = grace;
+          if (pending === undefined && (marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
+          this.kind.prepareForDelete?.(marked);
+          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), marked, stored.revision);
+          return { code: 200, body: marked };
+        }
         if (finalizers.length > 0) {
           // Graceful: mark for deletion; whoever owns a finalizer removes it, and the last removal deletes.
           if (current.metadata.deletionTimestamp) return { code: 200, body: current };

@@ -1,9 +1,21 @@
 // Pod (core/v1).
-import { Pod, defaultPod } from "@orch/api";
+import { type ObjectHeader, Pod, defaultPod } from "@orch/api";
 import type { KindDefinition } from "../kind.js";
 import { AGE, at, column, defaults, defineKind, statusSubresource } from "./define.js";
 
 const podStatus = statusSubresource({}, () => ({ phase: "Pending" }));
+
+/**
+ * A pod on a node gets its grace period (requested, else spec.terminationGracePeriodSeconds) for the
+ * node to stop it; one never scheduled, or already finished, goes at once (Kubernetes' CheckGracefulDelete).
+ */
+function podGracePeriod(pod: ObjectHeader, requested: number | undefined): number {
+  const spec = pod.spec as { nodeName?: string; terminationGracePeriodSeconds?: number } | undefined;
+  const phase = (pod.status as { phase?: string } | undefined)?.phase;
+  if (!spec?.nodeName || phase === "Succeeded" || phase === "Failed") return 0;
+  const period = requested ?? spec.terminationGracePeriodSeconds ?? 0;
+  return period < 0 ? 1 : period;
+}
 
 export const pods = (): KindDefinition =>
   defineKind({
@@ -19,6 +31,7 @@ export const pods = (): KindDefinition =>
     strategy: podStatus.strategy,
     subresources: { status: podStatus.status },
     deleteReturnsObject: true,
+    gracePeriod: podGracePeriod,
     selectableFields: {
       "spec.nodeName": (o) => (at(o, "spec.nodeName") as string | undefined) ?? "",
       "spec.restartPolicy": (o) => at(o, "spec.restartPolicy") as string | undefined,
