@@ -4,13 +4,16 @@
 import type { ObjectHeader } from "@orch/api";
 import type { KindDefinition, KindRegistry, RequestContext, ResourceStore } from "@orch/registry";
 import type { Storage } from "@orch/storage";
+import { serialTask } from "./serial-task.js";
 
 const PASS_INTERVAL_MS = 1000;
 
 export class NamespaceFinalizer {
   private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly kick = serialTask(
+    () => this.pass(),
+    (e) => console.error("namespace cleanup failed:", e),
+  );
   private readonly unsubscribe: () => void;
 
   constructor(
@@ -23,22 +26,6 @@ export class NamespaceFinalizer {
       if (change.resource === "core/namespaces" && change.type === "MODIFIED") this.kick();
     });
     this.kick();
-  }
-
-  private kick(): void {
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.pass()
-      .catch((e) => console.error("namespace cleanup failed:", e))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.kick();
-        }
-      });
   }
 
   private async pass(): Promise<void> {

@@ -2,7 +2,7 @@
 import { serve } from "@hono/node-server";
 import type { ObjectHeader } from "@orch/api";
 import { EventRelay } from "@orch/events";
-import { KindRegistry, type KindDefinition, ResourceStore, WatchHub, builtinKinds, storageResource } from "@orch/registry";
+import { KindRegistry, type KindDefinition, ResourceStore, WatchHub, builtinKinds, ensureBuiltinObjects, storageResource } from "@orch/registry";
 import { KeyExistsError, SqliteStorage } from "@orch/storage";
 import { randomUUID } from "node:crypto";
 import { mkdir, rename, writeFile } from "node:fs/promises";
@@ -12,6 +12,7 @@ import { join } from "node:path";
 import type { ApiserverConfig } from "./config.js";
 import { ensurePki, kubeconfig } from "./bootstrap/pki.js";
 import { createApp } from "./http/app.js";
+import { GarbageCollector } from "./garbage-collector.js";
 import { NamespaceFinalizer } from "./namespace-finalizer.js";
 
 export interface RunningApiserver {
@@ -52,12 +53,20 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   const registry = new KindRegistry();
   for (const kind of builtinKinds(config.profile)) registry.add(kind);
   await ensureDefaultNamespace(storage);
+  await ensureBuiltinObjects({ storage, hub }, config.profile);
 
   const stores = new Map<string, ResourceStore>();
+  // What strategies' cross-object rules read (e.g. the one default PriorityClass).
+  const cluster = {
+    list: async (group: string, plural: string, namespace?: string) =>
+      (await storage.list({ resource: `${group || "core"}/${plural}`, namespace })).items.map(
+        (o) => JSON.parse(o.value) as ObjectHeader,
+      ),
+  };
   const storeFor = (kind: KindDefinition) => {
     const key = `${storageResource(kind)}/${kind.version}`;
     let store = stores.get(key);
-    if (!store || store.kind !== kind) stores.set(key, (store = new ResourceStore(kind, { storage, hub })));
+    if (!store || store.kind !== kind) stores.set(key, (store = new ResourceStore(kind, { storage, hub, cluster })));
     return store;
   };
   let ready = false;
@@ -90,11 +99,13 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   const host = config.bind === "0.0.0.0" || config.bind === "::" ? "127.0.0.1" : config.bind;
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
 
-  const namespaceFinalizer = new NamespaceFinalizer(storage, registry, storeFor, () => ({
+  const systemContext = () => ({
     user: { username: "system:apiserver", groups: ["system:masters"] },
     profile: config.profile,
     warnings: [],
-  }));
+  });
+  const namespaceFinalizer = new NamespaceFinalizer(storage, registry, storeFor, systemContext);
+  const garbageCollector = new GarbageCollector(storage, registry, storeFor, systemContext);
   // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
   const relay = config.natsUrl ? EventRelay.start(storage, config.natsUrl) : undefined;
   const compactor = setInterval(() => {
@@ -121,6 +132,7 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
       ready = false;
       clearInterval(compactor);
       namespaceFinalizer.stop();
+      garbageCollector.stop();
       hub.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

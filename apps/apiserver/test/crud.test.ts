@@ -2,6 +2,13 @@
 import { describe, expect, it, vi } from "vitest";
 import { RFC3339, deployment, freshNamespace, secret, sleep, useTestServer, paths } from "./harness.js";
 
+// Name suffixes come from crypto.randomInt; one test pins it to force collisions.
+const pinned = vi.hoisted(() => ({ on: false }));
+vi.mock("node:crypto", async (original) => {
+  const actual = await original<typeof import("node:crypto")>();
+  return { ...actual, randomInt: (...args: Parameters<typeof actual.randomInt>) => (pinned.on ? 0 : (actual.randomInt as (...a: unknown[]) => number)(...args)) };
+});
+
 const t = useTestServer();
 
 const deploys = paths.deployments;
@@ -39,7 +46,7 @@ describe("create", () => {
   it("generated names that keep colliding → 409 after 8 attempts, with Retry-After", async () => {
     const ns = await freshNamespace(t.api);
     const body = { apiVersion: "v1", kind: "Secret", metadata: { generateName: "same-" } };
-    const random = vi.spyOn(Math, "random").mockReturnValue(0);
+    pinned.on = true;
     try {
       const first = await t.api.post(secrets(ns), body);
       expect(first.body.metadata.name).toBe("same-bbbbb");
@@ -52,7 +59,7 @@ describe("create", () => {
       });
       expect(r.headers["retry-after"]).toBe("1");
     } finally {
-      random.mockRestore();
+      pinned.on = false;
     }
   });
 

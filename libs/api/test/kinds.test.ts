@@ -158,8 +158,9 @@ describe("Deployment", () => {
   });
 
   it("reports missing required fields at their path", () => {
-    const result = v.safeParse(Deployment, { spec: { template: {} } });
-    expect(result.issues?.map(issuePath)).toEqual(["spec.selector"]);
+    // (A missing selector decodes: the Deployment strategy refuses it with 422 Required, as Kubernetes.)
+    const result = v.safeParse(Deployment, { spec: { template: { spec: {} } } });
+    expect(result.issues?.map(issuePath)).toEqual(["spec.template.spec.containers"]);
     const container = v.safeParse(Container, { image: "nginx" });
     expect(container.issues?.map(issuePath)).toEqual(["name"]);
   });
@@ -403,14 +404,18 @@ describe("other groups", () => {
         extendedResourceName: "example.com/gpu",
       },
     });
-    expect(dc.spec.config![0]!.opaque!.parameters).toEqual(parameters);
-    expect(v.safeParse(DeviceClass, { spec: { config: [{ opaque: { driver: "d" } }] } }).success).toBe(false);
+    expect(dc.spec!.config![0]!.opaque!.parameters).toEqual(parameters);
+    // Missing required members decode; the DeviceClass strategy refuses them with 422 Required.
+    expect(v.parse(DeviceClass, { spec: { config: [{ opaque: { driver: "d" } }] } }).spec!.config![0]!.opaque!.parameters).toBeUndefined();
+    expect(v.parse(DeviceClass, {}).spec).toBeUndefined();
   });
 
   it("defaults PriorityClass.preemptionPolicy", () => {
     const pc = v.parse(PriorityClass, { metadata: { name: "high" }, value: 1000 });
     expect(pc.preemptionPolicy).toBe("PreemptLowerPriority");
-    expect(v.safeParse(PriorityClass, { metadata: { name: "x" } }).issues?.map(issuePath)).toEqual(["value"]);
+    // A missing value decodes; the PriorityClass strategy refuses it with 422 Required.
+    expect(v.parse(PriorityClass, { metadata: { name: "x" } }).value).toBeUndefined();
+    expect(v.safeParse(PriorityClass, { metadata: { name: "x" }, value: "1" }).issues?.map(issuePath)).toEqual(["value"]);
   });
 
   it("decodes the authentication kinds", () => {

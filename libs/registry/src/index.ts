@@ -4,3 +4,4 @@ export * from "./store.js";
 export * from "./watch.js";
 export type { ListOptions } from "./list-options.js";
 export { builtinKinds } from "./kinds/index.js";
+export { builtinObjects, ensureBuiltinObjects } from "./bootstrap.js";

@@ -106,6 +106,11 @@ export interface KindDefinition {
    * Above 0 the object is only marked (deletionTimestamp in the future) until deleted with 0.
    */
   gracePeriod?: (obj: ObjectHeader, requested: number | undefined) => number;
+  /**
+   * Refuses deleting an object by name before it is read (immortal namespaces, system priority classes),
+   * throwing a StatusError. Delete-collection does not ask, as in Kubernetes.
+   */
+  beforeDelete?: (name: string) => void;
   /** Marks an object whose deletion waits for finalizers (a Namespace enters Terminating). */
   prepareForDelete?: (obj: ObjectHeader) => void;
 }

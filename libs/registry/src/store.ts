@@ -8,6 +8,7 @@ import {
   errors,
   failure,
   fieldError,
+  generateName,
   qualifiedKind,
   jsonEqual,
   rfc3339,
@@ -439,7 +440,7 @@ export class ResourceStore {
       throw failure(500, "", "resourceVersion should not be set on objects to be created");
     }
     const generated = !meta.name && !!meta.generateName;
-    if (generated) meta.name = generatedName(meta.generateName!);
+    if (generated) meta.name = generateName(meta.generateName!);
     meta.uid = randomUUID();
     meta.creationTimestamp = rfc3339();
     meta.generation = 1;
@@ -470,7 +471,7 @@ export class ResourceStore {
           err.status.details = { ...err.status.details, retryAfterSeconds: 1 };
           throw err;
         }
-        meta.name = generatedName(meta.generateName!);
+        meta.name = generateName(meta.generateName!);
       }
     }
   }
@@ -565,8 +566,10 @@ export class ResourceStore {
     ctx: RequestContext,
     options: DeleteOptions,
     dryRun: boolean,
+    guarded = true,
   ): Promise<DeleteResult> {
     validateDeleteOptions(options);
+    if (guarded) this.kind.beforeDelete?.(name);
     for (let attempt = 0; ; attempt++) {
       const stored = await this.get(namespace, name);
       const current = parse(stored);
@@ -587,7 +590,6 @@ export class ResourceStore {
           `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${stored.revision}). The object might have been modified`,
         );
       }
-      const finalizers = this.pendingFinalizers(current);
       const grace = this.kind.gracePeriod?.(current, options.gracePeriodSeconds) ?? 0;
       try {
         if (grace > 0) {
@@ -602,14 +604,21 @@ export class ResourceStore {
           if (!dryRun) await this.deps.storage.update(this.key(namespace, name), marked, stored.revision);
           return { code: 200, body: marked };
         }
-        if (finalizers.length > 0) {
-          // Graceful: mark for deletion; whoever owns a finalizer removes it, and the last removal deletes.
-          if (current.metadata.deletionTimestamp) return { code: 200, body: current };
+        // The propagation policy becomes a finalizer the garbage collector acts on (orphan, foregroundDeletion).
+        const finalizers = withPropagationFinalizers(current.metadata.finalizers ?? [], options);
+        const changed = !jsonEqual(finalizers, current.metadata.finalizers ?? []);
+        if (finalizers.length > 0 || (this.kind.specFinalizers?.(current) ?? []).length > 0) {
+          // Whoever owns a finalizer removes it; the last removal deletes the object.
+          if (current.metadata.deletionTimestamp && !changed) return { code: 200, body: current };
           const marked = clone(current);
-          marked.metadata.deletionTimestamp = rfc3339();
-          marked.metadata.deletionGracePeriodSeconds = 0;
-          if ((marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
-          this.kind.prepareForDelete?.(marked);
+          if (finalizers.length > 0) marked.metadata.finalizers = finalizers;
+          else delete marked.metadata.finalizers;
+          if (!marked.metadata.deletionTimestamp) {
+            marked.metadata.deletionTimestamp = rfc3339();
+            marked.metadata.deletionGracePeriodSeconds = 0;
+            if ((marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
+            this.kind.prepareForDelete?.(marked);
+          }
           if (!dryRun) await this.deps.storage.update(this.key(namespace, name), marked, stored.revision);
           return { code: options.orphanDependents === false ? 202 : 200, body: marked };
         }
@@ -640,7 +649,7 @@ export class ResourceStore {
     const listed = await this.list({ ...options, limit: undefined, continue: undefined });
     for (const item of listed.items) {
       try {
-        await this.delete(item.namespace, item.name, ctx, deleteOptions, dryRun);
+        await this.delete(item.namespace, item.name, ctx, deleteOptions, dryRun, false);
       } catch (e) {
         // Gone meanwhile is fine: the goal is that it does not exist.
         if (!(e instanceof StatusError && e.code === 404)) throw e;
@@ -695,10 +704,20 @@ function validateDeleteOptions(o: DeleteOptions): void {
   if (errs.length > 0) throw errors.invalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", errs);
 }
 
-const SUFFIX_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+export const ORPHAN_FINALIZER = "orphan";
+export const FOREGROUND_FINALIZER = "foregroundDeletion";
 
-function generatedName(base: string): string {
-  let suffix = "";
-  for (let i = 0; i < 5; i++) suffix += SUFFIX_ALPHABET[Math.floor(Math.random() * SUFFIX_ALPHABET.length)];
-  return `${base.slice(0, 58)}${suffix}`;
+/**
+ * The finalizers a delete leaves, from its propagation policy (Kubernetes'
+ * deletionFinalizersForGarbageCollection): Orphan → `orphan`, Foreground → `foregroundDeletion`,
+ * Background → neither; without a policy, what the object already asks for.
+ */
+function withPropagationFinalizers(finalizers: readonly string[], o: DeleteOptions): string[] {
+  const policy =
+    o.orphanDependents !== undefined ? (o.orphanDependents ? "Orphan" : "Background") : o.propagationPolicy;
+  if (policy === undefined) return [...finalizers];
+  const rest = finalizers.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
+  if (policy === "Orphan") return [...rest, ORPHAN_FINALIZER];
+  if (policy === "Foreground") return [...rest, FOREGROUND_FINALIZER];
+  return rest;
 }

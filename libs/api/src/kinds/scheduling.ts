@@ -6,7 +6,8 @@ import { bool, int32, opt, str } from "../schema.js";
 import { listOf } from "./meta-list.js";
 
 export const PriorityClass = objectOf({
-  value: int32(),
+  // Required by the spec; a missing value is the strategy's 422, not a decode error.
+  value: opt(int32()),
   globalDefault: opt(bool()),
   description: opt(str()),
   preemptionPolicy: opt(str(), "PreemptLowerPriority"),

@@ -47,10 +47,12 @@ export const namespaces = (): KindDefinition =>
     printerColumns: [column("Status", "string", (o) => at(o, "status.phase")), AGE],
     deleteReturnsObject: true,
     specFinalizers: (o) => (o.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [],
-    prepareForDelete(o) {
-      if (IMMORTAL_NAMESPACES.includes(o.metadata.name!)) {
-        throw errors.forbidden({ group: "", resource: "namespaces" }, o.metadata.name!, "this namespace may not be deleted");
+    beforeDelete(name) {
+      if (IMMORTAL_NAMESPACES.includes(name)) {
+        throw errors.forbidden({ group: "", resource: "namespaces" }, name, "this namespace may not be deleted");
       }
+    },
+    prepareForDelete(o) {
       o.status = { ...(o.status as object), phase: "Terminating" };
     },
   });
