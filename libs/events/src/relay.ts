@@ -23,6 +23,7 @@ export interface RelayOptions {
 }
 
 const BATCH = 500;
+const PUBLISH_TIMEOUT_MS = 2000;
 
 export function envelopeText(change: Change): string {
   return `{"type":"${change.type}","revision":${change.revision},"object":${change.value}}`;
@@ -148,6 +149,9 @@ export class EventRelay {
           return js.publish(subjectForChange(change), envelopeText(change), {
             msgID: `${this.epoch}-${change.revision}`,
             headers: h,
+            // A publish racing a disconnect that nats.js has not noticed yet would otherwise hang for its
+            // default 5 s; failing sooner lets the backlog go out as soon as the connection is back.
+            timeout: PUBLISH_TIMEOUT_MS,
           });
         }),
       );
