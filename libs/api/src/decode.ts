@@ -82,6 +82,8 @@ function walk(node: SchemaNode, value: unknown, path: string, unknown: string[])
 export interface DecodeIssue {
   path: string;
   message: string;
+  /** A required member is absent: Kubernetes reports these in validation (422 "Required value"). */
+  missing: boolean;
 }
 
 export type DecodeResult<T> = { ok: true; value: T } | { ok: false; issues: DecodeIssue[] };
@@ -105,6 +107,7 @@ export function decodeWith<S extends AnySchema>(schema: S, value: unknown): Deco
     ok: false,
     issues: result.issues.map((issue) => ({
       path: issuePath(issue),
+      missing: issue.kind === "schema" && issue.input === undefined,
       message:
         issue.kind === "schema"
           ? `expected ${issue.expected ?? "a different type"}, got ${typeName(issue.input)}`

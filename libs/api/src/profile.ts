@@ -12,7 +12,9 @@ export interface NamingProfile {
   /** `x-orch` or `x-kubernetes`: prefix of OpenAPI schema extensions. */
   extensionPrefix: "x-orch" | "x-kubernetes";
   group(prefix: string): string;
-  signers: { apiserverClient: string; apiserverClientNodeAgent: string; nodeAgentServing: string };
+  signers: { apiserverClient: string; apiserverClientNodeAgent: string; nodeAgentServing: string; legacyUnknown: string };
+  /** How node agents are named in client certificates: their group and the user-name prefix before the node name. */
+  nodes: { group: string; userPrefix: string };
   annotations: { enforceMountableSecrets: string; initialEventsEnd: string };
 }
 
@@ -31,12 +33,16 @@ export function namingProfile(name: ProfileName = "orch"): NamingProfile {
           apiserverClient: `${wellKnownDomain}/orch-apiserver-client`,
           apiserverClientNodeAgent: `${wellKnownDomain}/orch-apiserver-client-orchlet`,
           nodeAgentServing: `${wellKnownDomain}/orchlet-serving`,
+          legacyUnknown: `${wellKnownDomain}/legacy-unknown`,
         }
       : {
           apiserverClient: `${wellKnownDomain}/kube-apiserver-client`,
           apiserverClientNodeAgent: `${wellKnownDomain}/kube-apiserver-client-kubelet`,
           nodeAgentServing: `${wellKnownDomain}/kubelet-serving`,
+          legacyUnknown: `${wellKnownDomain}/legacy-unknown`,
         },
+    // Not product-named, so the same in both profiles.
+    nodes: { group: "system:nodes", userPrefix: "system:node:" },
     annotations: {
       enforceMountableSecrets: `${wellKnownDomain}/enforce-mountable-secrets`,
       initialEventsEnd: `${apiDomain}/initial-events-end`,

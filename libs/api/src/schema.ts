@@ -2,6 +2,7 @@
 // decodes a request body (defaults, pruning), and its metadata carries the list semantics that
 // strategic merge and server-side apply need. Wire-level type errors are decode errors (400), as a
 // Go struct decode would report them; semantic rules live in each kind's strategy (422).
+import { QuantityError, canonicalQuantity } from "@orch/machinery";
 import * as v from "valibot";
 
 export type AnySchema = v.GenericSchema;
@@ -18,8 +19,23 @@ export const bool = () => v.boolean();
 export const time = () => v.string();
 /** RFC 3339 timestamp with microseconds (MicroTime). */
 export const microTime = () => v.string();
-/** A resource quantity such as `500m` or `1Gi`; syntax is checked by validation, not decoding. */
-export const quantity = () => v.union([v.string(), v.number()]);
+/**
+ * A resource quantity such as `500m` or `1Gi`. As Go's Quantity.UnmarshalJSON, a malformed one is a
+ * decode error (400, "quantities must match the regular expression ..."), and a good one is kept in
+ * Kubernetes' canonical form (`0.5` → `500m`, `1.5Gi` → `1536Mi`).
+ */
+export const quantity = () =>
+  v.pipe(
+    v.union([v.string(), v.number()]),
+    v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      try {
+        return canonicalQuantity(dataset.value);
+      } catch (e) {
+        addIssue({ message: e instanceof QuantityError ? e.message : String(e) });
+        return NEVER;
+      }
+    }),
+  );
 /** Integer or string (e.g. `25%`), serialized as whichever it holds. */
 export const intOrString = () => v.union([int32(), v.string()]);
 /** base64-encoded bytes in JSON. */

@@ -9,4 +9,7 @@ export * from "./names.js";
 export * from "./objectmeta.js";
 export * from "./json-duplicates.js";
 export * from "./generate-name.js";
+export * from "./quantity.js";
+export * from "./label-selector-validation.js";
 export { SelectorError } from "./selector-error.js";
+export { goQuote } from "./go-format.js";

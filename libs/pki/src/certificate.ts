@@ -155,6 +155,23 @@ export function parseCertificate(pemOrDer: string | Uint8Array): ParsedCertifica
 }
 
 /**
+ * Every certificate in `der`, which may hold several DER certificates back to back (Go's
+ * x509.ParseCertificates: a PEM block may carry a chain). Empty input gives an empty list; throws on the
+ * first element that is not a certificate.
+ */
+export function parseCertificates(der: Uint8Array): ParsedCertificate[] {
+  const certificates: ParsedCertificate[] = [];
+  for (let offset = 0; offset < der.byteLength; ) {
+    const rest = der.subarray(offset);
+    const element = asn1js.fromBER(rest);
+    if (element.offset === -1) throw new Error(`invalid certificate: not DER${element.result.error ? ` (${element.result.error})` : ""}`);
+    certificates.push(parseCertificate(rest.subarray(0, element.offset)));
+    offset += element.offset;
+  }
+  return certificates;
+}
+
+/**
  * True when `caPem` issued `certPem` (names, key identifiers, CA key usage and signature check out) and
  * both are valid at `at`. Throws on input that is not a certificate.
  */

@@ -4,7 +4,7 @@ export type { Subject, SubjectAltNames } from "./asn1.js";
 export type { KeyType, PublicKeyAlgorithm } from "./keys.js";
 export { KEY_USAGES } from "./usages.js";
 export type { KeyUsage } from "./usages.js";
-export { createCA, issueCertificate, parseCertificate, verifyChain } from "./certificate.js";
+export { createCA, issueCertificate, parseCertificate, parseCertificates, verifyChain } from "./certificate.js";
 export type { CertificateAndKey, CreateCAOptions, IssueCertificateOptions, ParsedCertificate } from "./certificate.js";
 export { createCertificateRequest, parseCertificateRequest } from "./request.js";
 export type { CreateCertificateRequestOptions, ParsedCertificateRequest } from "./request.js";

@@ -1,6 +1,6 @@
 import { X509Certificate, createPrivateKey } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createCA, createCertificateRequest, issueCertificate, parseCertificate, parseCertificateRequest, verifyChain } from "../src/index.js";
+import { createCA, createCertificateRequest, issueCertificate, parseCertificate, parseCertificateRequest, parseCertificates, verifyChain } from "../src/index.js";
 import type { CertificateAndKey } from "../src/index.js";
 import { openssl, scratchDir } from "./helpers.js";
 
@@ -227,5 +227,27 @@ describe("parseCertificate / verifyChain", () => {
     expect(verifyChain(leaf.certPem, ca.certPem, new Date(Date.now() + 2 * 3600_000))).toBe(false);
     expect(verifyChain(leaf.certPem, ca.certPem, new Date(Date.now() - 3600_000))).toBe(false);
     expect(() => verifyChain("nope", ca.certPem)).toThrow(/no CERTIFICATE PEM block/);
+  });
+});
+
+describe("parseCertificates", () => {
+  const derOf = (pem: string) => Buffer.from(pem.split("\n").filter((l) => !l.startsWith("-----")).join(""), "base64");
+
+  it("reads every certificate of a back-to-back DER chain, as Go's x509.ParseCertificates", async () => {
+    const leaf = await issueCertificate({ ca, subject: { commonName: "leaf" }, usages: ["client auth"], validitySeconds: 60 });
+    const chain = new Uint8Array(Buffer.concat([derOf(leaf.certPem), derOf(ca.certPem)]));
+    expect(parseCertificates(chain).map((c) => [c.subject.commonName, c.isCA])).toEqual([
+      ["leaf", false],
+      ["orch-ca", true],
+    ]);
+    expect(parseCertificates(new Uint8Array(derOf(ca.certPem)))).toHaveLength(1);
+    expect(parseCertificates(new Uint8Array())).toEqual([]);
+  });
+
+  it("throws when any element is not a certificate", () => {
+    const der = derOf(ca.certPem);
+    expect(() => parseCertificates(new Uint8Array(Buffer.concat([der, Buffer.of(0x30, 0x03, 0x02, 0x01, 0x01)])))).toThrow(/invalid certificate/);
+    expect(() => parseCertificates(new Uint8Array(Buffer.concat([der, Buffer.of(0x30, 0x05, 0x01)])))).toThrow(/invalid certificate/);
+    expect(() => parseCertificates(Uint8Array.of(0xff))).toThrow(/invalid certificate/);
   });
 });

@@ -22,10 +22,12 @@ export const DeploymentStrategy = v.object({
   rollingUpdate: opt(RollingUpdateDeployment),
 });
 
+// `selector` and `template` are required by Kubernetes' validation (422), not by its decoder: a body
+// without them decodes, as in Go, and the strategy reports `spec.selector: Required value`.
 export const DeploymentSpec = v.object({
   replicas: opt(int32(), 1),
-  selector: LabelSelector,
-  template: PodTemplateSpec,
+  selector: opt(LabelSelector),
+  template: opt(PodTemplateSpec, {}),
   strategy: opt(DeploymentStrategy, {}),
   // Not defaulted by Kubernetes: 0 is its zero value and is omitted on the wire.
   minReadySeconds: opt(int32()),
@@ -65,7 +67,7 @@ export const DeploymentList = listOf(Deployment);
 export const ReplicaSetSpec = v.object({
   replicas: opt(int32(), 1),
   minReadySeconds: opt(int32()),
-  selector: LabelSelector,
+  selector: opt(LabelSelector),
   template: opt(PodTemplateSpec, {}),
 });
 

@@ -1,11 +1,13 @@
 // resource.{api_domain}/v1 kinds orch serves: DeviceClass. Mirrors k8s.io/api/resource/v1/types.go.
+// Required members decode when missing (Go's decoder leaves them zero); the DeviceClass strategy
+// refuses them with 422, as Kubernetes' validation does.
 import * as v from "valibot";
 import { objectOf } from "../meta.js";
 import { atomicList, opt, rawJson, str } from "../schema.js";
 import { listOf } from "./meta-list.js";
 
 export const CELDeviceSelector = v.object({
-  expression: str(),
+  expression: opt(str()),
 });
 
 /** Exactly one member must be set (validation's job). */
@@ -14,9 +16,9 @@ export const DeviceSelector = v.object({
 });
 
 export const OpaqueDeviceConfiguration = v.object({
-  driver: str(),
+  driver: opt(str()),
   /** Driver-defined data (RawExtension), kept as sent. */
-  parameters: rawJson(),
+  parameters: opt(rawJson()),
 });
 
 /** DeviceClassConfiguration inlines DeviceConfiguration; exactly one member must be set. */
@@ -30,8 +32,9 @@ export const DeviceClassSpec = v.object({
   extendedResourceName: opt(str()),
 });
 
+/** `spec` is required (spec 2.7): a class without one is refused by validation, not defaulted. */
 export const DeviceClass = objectOf({
-  spec: opt(DeviceClassSpec, {}),
+  spec: opt(DeviceClassSpec),
 });
 export type DeviceClass = v.InferOutput<typeof DeviceClass>;
 export const DeviceClassList = listOf(DeviceClass);
