@@ -143,6 +143,20 @@ describe("malformed requests", () => {
     expect((await t.api.get(`${deploys(ns)}/typed`)).status).toBe(404);
   });
 
+  it("a missing required field → 422 Required value at its path, not a decode error", async () => {
+    // Go decodes an absent field as its zero value and validation reports it; orch does the same.
+    const r = await t.api.post("/apis/certificates.orch.io/v1/certificatesigningrequests", {
+      apiVersion: "certificates.orch.io/v1",
+      kind: "CertificateSigningRequest",
+      metadata: { name: "no-signer" },
+      spec: { request: "", usages: ["client auth"] },
+    });
+    expect(r.status).toBe(422);
+    expect(r.body.reason).toBe("Invalid");
+    expect(r.body.details.causes).toContainEqual({ reason: "FieldValueRequired", message: "Required value", field: "spec.signerName" });
+    expect((await t.api.get("/apis/certificates.orch.io/v1/certificatesigningrequests/no-signer")).status).toBe(404);
+  });
+
   it("a body over 3 MiB → 413", async () => {
     const ns = await freshNamespace(t.api);
     const big = JSON.stringify(secret("big", {}, { blob: "A".repeat(3 * 1024 * 1024) }));

@@ -1,6 +1,7 @@
 // Every built-in kind goes through the same generic store: create, get, list, update, patch and
 // delete work for each with a minimal valid object.
 import { beforeAll, describe, expect, it } from "vitest";
+import { caCertPem, csrRequest } from "./certificate-fixtures.js";
 import { deployment, freshNamespace, secret, sleep, useTestServer } from "./harness.js";
 
 const t = useTestServer();
@@ -52,7 +53,7 @@ const cases: Case[] = [
     body: (name) => ({
       metadata: { name },
       spec: {
-        request: Buffer.from("-----BEGIN CERTIFICATE REQUEST-----\n-----END CERTIFICATE REQUEST-----\n").toString("base64"),
+        request: csrRequest,
         signerName: "example.com/signer",
         usages: ["client auth"],
       },
@@ -62,7 +63,7 @@ const cases: Case[] = [
   {
     kind: "ClusterTrustBundle",
     path: "/apis/certificates.orch.io/v1beta1/clustertrustbundles",
-    body: (name) => ({ metadata: { name }, spec: { trustBundle: "" } }),
+    body: (name) => ({ metadata: { name }, spec: { trustBundle: caCertPem } }),
     deleteReturns: "Status",
   },
   {

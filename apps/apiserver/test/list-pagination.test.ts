@@ -1,5 +1,6 @@
 // List: selectors, pagination consistent at one revision, resourceVersion semantics.
 import { describe, expect, it } from "vitest";
+import { caCertPem } from "./certificate-fixtures.js";
 import { deployment, freshNamespace, secret, useTestServer, paths } from "./harness.js";
 
 const t = useTestServer();
@@ -83,7 +84,7 @@ describe("list", () => {
     const base = "/apis/certificates.orch.io/v1beta1/clustertrustbundles";
     const ctb = (name: string, signerName?: string) => ({
       metadata: { name },
-      spec: { ...(signerName ? { signerName } : {}), trustBundle: "" },
+      spec: { ...(signerName ? { signerName } : {}), trustBundle: caCertPem },
     });
     expect((await t.api.post(base, ctb("example.com:signer:one", "example.com/signer"))).status).toBe(201);
     expect((await t.api.post(base, ctb("plain"))).status).toBe(201);

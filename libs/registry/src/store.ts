@@ -275,6 +275,12 @@ export class ResourceStore {
     if (mode === "Warn") ctx.warnings.push(...problems);
     const decoded = decodeWith(this.kind.schema, raw);
     if (!decoded.ok) {
+      // Go decodes an absent field as its zero value and validation then says "Required value"; only
+      // a wrong type is a decode error.
+      if (decoded.issues.every((i) => i.missing)) {
+        const name = (raw.metadata as { name?: string } | undefined)?.name ?? "";
+        this.invalid(name, decoded.issues.map((i) => fieldError.required(i.path)));
+      }
       throw cannot(decoded.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "));
     }
     const obj = decoded.value as ObjectHeader;

@@ -1,9 +1,39 @@
 // Pod (core/v1).
-import { type ObjectHeader, Pod, defaultPod } from "@orch/api";
-import type { KindDefinition } from "../kind.js";
+import { type ObjectHeader, type Pod as PodObject, Pod, defaultPod } from "@orch/api";
+import { type FieldError, fieldError } from "@orch/machinery";
+import type { KindDefinition, Strategy } from "../kind.js";
 import { AGE, at, column, defaults, defineKind, statusSubresource } from "./define.js";
+import { emptyPodSpec, podSpecPath, validateContainersOnlyForPod, validatePodSpec, validatePodSpecUpdate } from "./pod-spec-validation.js";
+import { podWarnings } from "./pod-warnings.js";
+import { podNameWarning } from "./workload-validation.js";
 
-const podStatus = statusSubresource({}, () => ({ phase: "Pending" }));
+const specOf = (o: ObjectHeader) => (o as unknown as PodObject).spec ?? emptyPodSpec();
+
+/** validatePodMetadataAndSpec: the spec as a pod's own (see pod-spec-validation.ts). */
+function validatePod(obj: ObjectHeader): FieldError[] {
+  const spec = specOf(obj);
+  return [...validatePodSpec(spec, podSpecPath, { resourceIsPod: true }), ...validateContainersOnlyForPod(spec, podSpecPath)];
+}
+
+/** ValidatePodCreate adds: no ephemeral containers yet, no node while scheduling gates remain. */
+function validatePodCreate(obj: ObjectHeader): FieldError[] {
+  const spec = specOf(obj);
+  const errs = validatePod(obj);
+  if ((spec.ephemeralContainers ?? []).length > 0) errs.push(fieldError.forbidden(podSpecPath.child("ephemeralContainers"), "cannot be set on create"));
+  if (spec.nodeName && (spec.schedulingGates ?? []).length > 0) {
+    errs.push(fieldError.forbidden(podSpecPath.child("nodeName"), "cannot be set until all schedulingGates have been cleared"));
+  }
+  return errs;
+}
+
+const main: Strategy = {
+  validate: validatePodCreate,
+  validateUpdate: (obj, old) => [...validatePod(obj), ...validatePodSpecUpdate(specOf(obj), specOf(old))],
+  // Kubernetes skips warnings on pod updates (a controllers' hot path).
+  warnings: (obj, old) => (old ? [] : [...podNameWarning(obj.metadata.name, "the Pod's hostname"), ...podWarnings(specOf(obj), obj.metadata)]),
+};
+
+const podStatus = statusSubresource(main, () => ({ phase: "Pending" }));
 
 /**
  * A pod on a node gets its grace period (requested, else spec.terminationGracePeriodSeconds) for the
