@@ -2,6 +2,7 @@ export * from "./errors.js";
 export * from "./field.js";
 export * from "./patch.js";
 export * from "./time.js";
+export * from "./duration.js";
 export * from "./equal.js";
 export * from "./labels.js";
 export * from "./fields.js";

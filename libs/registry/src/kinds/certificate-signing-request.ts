@@ -4,7 +4,7 @@
 // changes it or the status; `/approval` writes the conditions; `/status` writes the certificate and the
 // other conditions but keeps Approved/Denied.
 import { CertificateSigningRequest, type NamingProfile, type ObjectHeader } from "@orch/api";
-import { type FieldError, FieldPath, fieldError, goQuote, jsonEqual, nameIsPathSegment, rfc3339 } from "@orch/machinery";
+import { type FieldError, FieldPath, fieldError, goQuote, humanDuration, jsonEqual, nameIsPathSegment, rfc3339 } from "@orch/machinery";
 import { KEY_USAGES } from "@orch/pki";
 import type { KindDefinition, Strategy } from "../kind.js";
 import { certificateError, parseRequest, sameBytes, validateSignerName } from "./certificates-validation.js";
@@ -289,7 +289,7 @@ export const certificateSigningRequests = (p: NamingProfile): KindDefinition =>
       column("Requestor", "string", (o) => at(o, "spec.username")),
       column("RequestedDuration", "string", (o) => {
         const s = at(o, "spec.expirationSeconds") as number | undefined;
-        return s === undefined ? "<none>" : `${Math.round(s / 60)}m`;
+        return s === undefined ? "<none>" : humanDuration(s * 1000);
       }),
       column("Condition", "string", (o) => {
         const conds = (at(o, "status.conditions") as { type: string }[] | undefined) ?? [];
