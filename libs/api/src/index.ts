@@ -11,3 +11,4 @@ export * from "./kinds/authentication.js";
 export * from "./kinds/autoscaling.js";
 export * from "./kinds/apiextensions.js";
 export * from "./kinds/meta-list.js";
+export * from "./kinds/coordination.js";

@@ -5,6 +5,7 @@ import { clusterTrustBundles } from "./cluster-trust-bundle.js";
 import { customResourceDefinitions } from "./custom-resource-definition.js";
 import { deployments } from "./deployment.js";
 import { deviceClasses } from "./device-class.js";
+import { leases } from "./lease.js";
 import { namespaces } from "./namespace.js";
 import { podTemplates } from "./pod-template.js";
 import { pods } from "./pod.js";
@@ -30,5 +31,6 @@ export function builtinKinds(profile: NamingProfile): KindDefinition[] {
     deviceClasses(profile),
     priorityClasses(profile),
     customResourceDefinitions(profile),
+    leases(profile),
   ];
 }
