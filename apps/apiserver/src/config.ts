@@ -8,6 +8,8 @@ export interface ApiserverConfig {
   bind: string;
   natsUrl: string | undefined;
   profile: NamingProfile;
+  /** Static bearer tokens (`token,user,uid,"groups"` per line), from ORCH_TOKEN_FILE. */
+  tokenFile?: string;
   /** Change history kept for watch and consistent pagination. */
   history: { maxRevisions: number; maxAgeMs: number; compactEveryMs: number };
 }
@@ -26,6 +28,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
     bind: env.ORCH_BIND || "127.0.0.1",
     natsUrl: env.ORCH_NATS_URL || undefined,
     profile: profileFromEnv(env),
+    tokenFile: env.ORCH_TOKEN_FILE ? resolve(env.ORCH_TOKEN_FILE) : undefined,
     history: {
       maxRevisions: int(env.ORCH_HISTORY_REVISIONS, 100_000, "ORCH_HISTORY_REVISIONS"),
       maxAgeMs: int(env.ORCH_HISTORY_SECONDS, 3600, "ORCH_HISTORY_SECONDS") * 1000,

@@ -74,6 +74,7 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
     registry,
     storeFor,
     profile: config.profile,
+    tokenFile: config.tokenFile,
     initialEventsAnnotation: config.profile.annotations.initialEventsEnd,
     ready: () => ready,
   });

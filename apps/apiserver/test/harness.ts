@@ -2,7 +2,7 @@
 // and a small HTTPS client that presents the admin client certificate from the data dir's pki/.
 import { afterAll, beforeAll } from "vitest";
 import { namingProfile } from "@orch/api";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { Agent, request as httpsRequest } from "node:https";
@@ -120,6 +120,7 @@ export class Client {
   constructor(
     readonly url: string,
     private readonly tls: { ca: string; cert?: string; key?: string },
+    private readonly defaultHeaders: Record<string, string> = {},
   ) {
     this.agent = new Agent({ keepAlive: true, ca: tls.ca, cert: tls.cert, key: tls.key });
   }
@@ -129,10 +130,15 @@ export class Client {
     return new Client(this.url, { ca: this.tls.ca });
   }
 
+  /** A client without a certificate that presents a bearer token. */
+  withToken(token: string): Client {
+    return new Client(this.url, { ca: this.tls.ca }, { Authorization: `Bearer ${token}` });
+  }
+
   private send(method: string, path: string, o: RequestOptions = {}) {
     const payload =
       o.raw !== undefined ? o.raw : o.body === undefined ? undefined : JSON.stringify(o.body);
-    const headers: Record<string, string> = { ...o.headers };
+    const headers: Record<string, string> = { ...this.defaultHeaders, ...o.headers };
     if (o.accept) headers.Accept = o.accept;
     if (payload !== undefined) {
       headers["Content-Type"] = o.contentType ?? "application/json";
@@ -215,6 +221,8 @@ export interface TestServer {
 
 export interface TestServerOptions {
   history?: Partial<ApiserverConfig["history"]>;
+  /** Lines of a static token file (`token,user,uid,"groups"`). */
+  tokens?: string[];
 }
 
 /**
@@ -230,7 +238,9 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
     natsUrl: undefined,
     profile: namingProfile("orch"),
     history: { maxRevisions: 100_000, maxAgeMs: 3_600_000, compactEveryMs: 60_000, ...options.history },
+    ...(options.tokens ? { tokenFile: join(dataDir, "tokens.csv") } : {}),
   };
+  if (options.tokens) writeFileSync(join(dataDir, "tokens.csv"), `${options.tokens.join("\n")}\n`);
   const pki = (name: string) => readFileSync(join(dataDir, "pki", name), "utf8");
   const t = Object.assign(into, { dataDir, config });
   const boot = async () => {

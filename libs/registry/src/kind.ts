@@ -97,6 +97,11 @@ export interface KindDefinition {
   generationSource?: (obj: ObjectHeader) => unknown;
   /** Delete answers with the deleted object instead of a Status (Kubernetes' ReturnDeletedObject). */
   deleteReturnsObject?: boolean;
+  /**
+   * A kind whose create is answered, not stored (reviews): the decoded, validated object goes in,
+   * the answer comes out with 201; nothing is written and no event is published.
+   */
+  answer?: (obj: ObjectHeader, ctx: RequestContext) => Promise<ObjectHeader> | ObjectHeader;
   /** PUT to a missing object creates it. */
   allowCreateOnUpdate?: boolean;
   /** Finalizers kept outside metadata (a Namespace's `spec.finalizers`); they also hold deletion back. */

@@ -431,6 +431,12 @@ export class ResourceStore {
 
   async create(namespace: string, body: Body, ctx: RequestContext, options: WriteOptions): Promise<WriteResult> {
     const obj = this.decode(body, ctx, options);
+    if (this.kind.answer) {
+      this.kind.strategy.prepareForCreate?.(obj, ctx);
+      const errs = this.kind.strategy.validate?.(obj, ctx) ?? [];
+      if (errs.length > 0) this.invalid(obj.metadata.name ?? "", errs);
+      return { object: await this.kind.answer(obj, ctx), code: 201 };
+    }
     return this.createObject(namespace, obj, ctx, options);
   }
 

@@ -37,4 +37,13 @@ describe("the kubernetes naming profile", () => {
     const got = await cp.kubectl("get", "priorityclass", "high", "-o", "jsonpath={.apiVersion} {.value} {.preemptionPolicy}");
     expect(got.stdout).toBe("scheduling.k8s.io/v1 1000 PreemptLowerPriority");
   });
+
+  it("answers kubectl auth whoami", async () => {
+    const out = await cp.kubectl("auth", "whoami", "-o", "json");
+    expect(out.stderr).toBe("");
+    const review = JSON.parse(out.stdout) as { kind: string; status: { userInfo: { username: string; groups: string[] } } };
+    expect(review.kind).toBe("SelfSubjectReview");
+    expect(review.status.userInfo.username).toBe("orch-admin");
+    expect(review.status.userInfo.groups).toEqual(["system:masters", "system:authenticated"]);
+  });
 });

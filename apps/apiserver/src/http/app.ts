@@ -5,7 +5,7 @@ import { errors, failure } from "@orch/machinery";
 import type { RequestContext } from "@orch/registry";
 import { Hono } from "hono";
 import type { TLSSocket } from "node:tls";
-import { userFromClientCertificate } from "./authn.js";
+import { type Authenticator, authenticatorChain, clientCertificates, staticTokens } from "./authn.js";
 import {
   AGGREGATED_TYPE,
   aggregatedDiscovery,
@@ -21,6 +21,8 @@ import { respond, respondError } from "./respond.js";
 
 export interface AppDeps extends ResourceDeps {
   profile: NamingProfile;
+  /** A file of static bearer tokens (Kubernetes' token-auth-file format), if any. */
+  tokenFile?: string;
   /** True once the apiserver can serve requests (storage open, kinds registered). */
   ready: () => boolean;
 }
@@ -49,12 +51,18 @@ const text = (status: number, body: string) => new Response(body, { status, head
 export function createApp(deps: AppDeps): Hono<Env> {
   const app = new Hono<Env>();
   const openapi = new OpenApiDocuments(deps.registry);
+  const authenticators: Authenticator[] = [clientCertificates];
+  if (deps.tokenFile) authenticators.push(staticTokens(deps.tokenFile));
+  const authenticate = authenticatorChain(authenticators);
 
   for (const path of ["/healthz", "/livez"]) app.get(path, () => text(200, "ok"));
   app.get("/readyz", () => (deps.ready() ? text(200, "ok") : text(500, "not ready")));
 
   app.use("*", async (c, next) => {
-    const user = userFromClientCertificate(c.env.incoming.socket as TLSSocket);
+    const user = authenticate({
+      socket: c.env.incoming.socket as TLSSocket,
+      authorization: c.req.header("authorization"),
+    });
     if (!user) return respondError(errors.unauthorized());
     c.set("ctx", { user, profile: deps.profile, warnings: [] });
     await next();

@@ -13,6 +13,7 @@ import { priorityClasses } from "./priority-class.js";
 import { replicaSets } from "./replica-set.js";
 import { replicationControllers } from "./replication-controller.js";
 import { secrets } from "./secret.js";
+import { selfSubjectReviews } from "./self-subject-review.js";
 import { serviceAccounts } from "./service-account.js";
 
 /** Every kind orch serves out of the box, named for the profile. One file per kind in this folder. */
@@ -32,5 +33,6 @@ export function builtinKinds(profile: NamingProfile): KindDefinition[] {
     priorityClasses(profile),
     customResourceDefinitions(profile),
     leases(profile),
+    selfSubjectReviews(profile),
   ];
 }
