@@ -60,6 +60,19 @@ export interface ClusterReader {
   list(group: string, plural: string, namespace?: string): Promise<ObjectHeader[]>;
 }
 
+/**
+ * A subresource answered on POST from its parent object, without storing anything (Kubernetes'
+ * `serviceaccounts/token`): the request is decoded with `schema` as `group/version` `kind`.
+ */
+export interface ActionSubresource {
+  group: string;
+  version: string;
+  kind: string;
+  schema: AnySchema;
+  defaults?: (obj: ObjectHeader) => void;
+  answer(parent: ObjectHeader, request: ObjectHeader, ctx: RequestContext): Promise<ObjectHeader>;
+}
+
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 
 export interface KindDefinition {
@@ -80,6 +93,8 @@ export interface KindDefinition {
   strategy: Strategy;
   /** Subresources served by the same store with another strategy (`status`, `approval`). */
   subresources: Readonly<Record<string, Strategy>>;
+  /** Subresources that answer a POST from the object (`token`). */
+  actions?: Readonly<Record<string, ActionSubresource>>;
   scale?: ScaleMapping;
   /** Field selectors beyond metadata.name and metadata.namespace. */
   selectableFields: Readonly<Record<string, (obj: ObjectHeader) => string | undefined>>;

@@ -290,6 +290,41 @@ export class ResourceStore {
     return obj;
   }
 
+  // ---- action subresources (POST answered from the object) ------------------------------------
+
+  async act(namespace: string, name: string, action: string, body: Body, ctx: RequestContext, options: WriteOptions) {
+    const sub = this.kind.actions?.[action];
+    if (!sub) throw errors.notFoundPath();
+    const parent = parse(await this.get(namespace, name));
+    const raw = body.value as Record<string, unknown> | null;
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+      throw errors.badRequest(`the object provided is unrecognized (must be of type ${sub.kind})`);
+    }
+    const apiVersion = sub.group ? `${sub.group}/${sub.version}` : sub.version;
+    const kind = raw.kind === undefined || raw.kind === "" ? sub.kind : String(raw.kind);
+    if (kind !== sub.kind) {
+      throw errors.badRequest(`${kind} in version "${sub.version}" cannot be handled as a ${sub.kind}: no conversion from ${kind} to ${sub.kind}`);
+    }
+    const unknown: string[] = [];
+    pruneUnknown(sub.schema, raw, unknown);
+    const problems = unknown.map((f) => `unknown field "${f}"`);
+    if (problems.length > 0 && options.fieldValidation === "Strict") {
+      throw errors.badRequest(`${sub.kind} in version "${sub.version}" cannot be handled as a ${sub.kind}: strict decoding error: ${problems.join(", ")}`);
+    }
+    if ((options.fieldValidation ?? "Warn") === "Warn") ctx.warnings.push(...problems);
+    const decoded = decodeWith(sub.schema, raw);
+    if (!decoded.ok) {
+      throw errors.badRequest(
+        `${sub.kind} in version "${sub.version}" cannot be handled as a ${sub.kind}: ${decoded.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+      );
+    }
+    const request = decoded.value as ObjectHeader;
+    request.apiVersion = apiVersion;
+    request.kind = sub.kind;
+    sub.defaults?.(request);
+    return sub.answer(parent, request, ctx);
+  }
+
   // ---- /scale ----------------------------------------------------------------------------------
 
   private get scaleMapping() {

@@ -20,9 +20,26 @@ export function compareVersions(a: string, b: string): number {
   return ra[0] === 0 ? String(ra[3]).localeCompare(String(rb[3])) : ((rb[3] as number) - (ra[3] as number));
 }
 
-function subresourceKinds(kind: KindDefinition): { name: string; group: string; version: string; kind: string }[] {
-  const subs = Object.keys(kind.subresources).map((s) => ({ name: s, group: kind.group, version: kind.version, kind: kind.kind }));
-  if (kind.scale) subs.push({ name: "scale", group: "autoscaling", version: "v1", kind: "Scale" });
+interface Subresource {
+  name: string;
+  group: string;
+  version: string;
+  kind: string;
+  verbs: string[];
+}
+
+function subresourceKinds(kind: KindDefinition): Subresource[] {
+  const subs: Subresource[] = Object.keys(kind.subresources).map((s) => ({
+    name: s,
+    group: kind.group,
+    version: kind.version,
+    kind: kind.kind,
+    verbs: SUBRESOURCE_VERBS,
+  }));
+  if (kind.scale) subs.push({ name: "scale", group: "autoscaling", version: "v1", kind: "Scale", verbs: SUBRESOURCE_VERBS });
+  for (const [name, a] of Object.entries(kind.actions ?? {})) {
+    subs.push({ name, group: a.group, version: a.version, kind: a.kind, verbs: ["create"] });
+  }
   return subs.sort((a, b) => a.name.localeCompare(b.name));
 }
 
@@ -45,7 +62,7 @@ export function apiResourceList(groupVersion: string, kinds: KindDefinition[]) {
         namespaced: k.namespaced,
         ...(s.group !== k.group || s.version !== k.version ? { group: s.group, version: s.version } : {}),
         kind: s.kind,
-        verbs: SUBRESOURCE_VERBS,
+        verbs: s.verbs,
       });
     }
   }
@@ -93,7 +110,7 @@ function aggregatedGroup(name: string, versions: Map<string, KindDefinition[]>) 
                 subresources: subresourceKinds(k).map((s) => ({
                   subresource: s.name,
                   responseKind: { group: s.group, version: s.version, kind: s.kind },
-                  verbs: SUBRESOURCE_VERBS,
+                  verbs: s.verbs,
                 })),
               }
             : {}),

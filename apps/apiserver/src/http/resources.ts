@@ -138,7 +138,8 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
     if (!kind) throw errors.notFoundPath();
     if (info.namespace && !kind.namespaced && info.resource !== "namespaces") throw errors.notFoundPath();
     const scale = info.subresource === "scale" && kind.scale !== undefined;
-    if (info.subresource && !kind.subresources[info.subresource] && !scale) throw errors.notFoundPath();
+    const action = info.subresource ? kind.actions?.[info.subresource] : undefined;
+    if (info.subresource && !kind.subresources[info.subresource] && !scale && !action) throw errors.notFoundPath();
     if (kind.namespaced && !info.namespace && info.name) throw errors.notFoundPath();
     if (!routed(kind, info)) throw methodNotAllowed();
     if (info.verb === "watch" && !kind.verbs.includes("watch")) {
@@ -146,6 +147,11 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
     }
     const store = deps.storeFor(kind);
     if (scale) return await serveScale(req, store, format);
+    if (action) {
+      const options = writeOptions(req, "CreateOptions");
+      const answer = await store.act(info.namespace, info.name, info.subresource, await readObjectBody(req, kind), ctx, options);
+      return respond(201, answer, format, BOOL(query.get("pretty")) ?? false, ctx.warnings);
+    }
     const pretty = BOOL(query.get("pretty")) ?? false;
     const ok = (code: number, body: unknown) => respond(code, body, format, pretty, ctx.warnings);
     const namespace = kind.namespaced ? info.namespace : "";
@@ -227,7 +233,9 @@ const methodNotAllowed = () =>
 function routed(kind: KindDefinition, info: ResourceRequest): boolean {
   // Across all namespaces a namespaced kind only lists and watches.
   if (kind.namespaced && !info.namespace && !["list", "watch"].includes(info.verb)) return false;
-  if (info.subresource) return ["get", "update", "patch"].includes(info.verb);
+  if (info.subresource) {
+    return kind.actions?.[info.subresource] ? info.verb === "create" : ["get", "update", "patch"].includes(info.verb);
+  }
   switch (info.verb) {
     case "create":
       if (info.name) return false;
