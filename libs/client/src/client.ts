@@ -1,0 +1,375 @@
+// The typed HTTPS client: one keep-alive connection pool per client, authenticated with the caller's
+// own credentials from its kubeconfig, generic over the object type. Every failure is an ApiError
+// carrying the server's Status.
+import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { ApiError, type Status, errorFromResponse, errorFromStatus, isConflict } from "./errors.js";
+import { type Kubeconfig, loadKubeconfig } from "./kubeconfig.js";
+import type { KubeObject, ObjectList, ResourceRef } from "./types.js";
+
+export interface ClientOptions {
+  /** Sent as `User-Agent`, so the server's logs say which controller called. */
+  userAgent?: string;
+  /** Socket inactivity limit of one request (not of a watch), default 60 s. */
+  requestTimeoutMs?: number;
+}
+
+export interface NamespaceOption {
+  /** Required for namespaced resources unless the object carries `metadata.namespace`. */
+  namespace?: string;
+}
+
+export interface ListOptions extends NamespaceOption {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Page size; the reply's `metadata.continue` asks for the next page. */
+  limit?: number;
+  continue?: string;
+  resourceVersion?: string;
+  resourceVersionMatch?: "Exact" | "NotOlderThan";
+}
+
+export interface WriteOptions extends NamespaceOption {
+  dryRun?: boolean;
+  fieldValidation?: "Ignore" | "Warn" | "Strict";
+}
+
+export interface PatchOptions extends WriteOptions {
+  /** `merge` (RFC 7386, the default) or `json` (RFC 6902). */
+  type?: "merge" | "json";
+  subresource?: string;
+}
+
+export interface DeleteOptions extends NamespaceOption {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: "Orphan" | "Background" | "Foreground";
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+}
+
+export interface WatchOptions extends NamespaceOption {
+  labelSelector?: string;
+  fieldSelector?: string;
+  /** Start after this revision; without it the watch starts with the current state as ADDED events. */
+  resourceVersion?: string;
+  /** With `sendInitialEvents`: `NotOlderThan` (what Kubernetes requires there). */
+  resourceVersionMatch?: "Exact" | "NotOlderThan";
+  /** Default true: BOOKMARK events carry progress (`object.metadata.resourceVersion`). */
+  allowWatchBookmarks?: boolean;
+  /** The server ends the watch after this long (the iterator then simply ends). */
+  timeoutSeconds?: number;
+  sendInitialEvents?: boolean;
+}
+
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED" | "BOOKMARK";
+
+export interface WatchEvent<T> {
+  type: WatchEventType;
+  object: T;
+}
+
+/** The events of one watch request. An ERROR event ends it by throwing (ExpiredError for 410). */
+export interface WatchStream<T> extends AsyncIterable<WatchEvent<T>> {
+  /** Ends the request; a pending iteration then finishes without an error. */
+  close(): void;
+}
+
+export interface RetryOptions extends NamespaceOption {
+  /** Write through this subresource (`status`, `approval`) instead of the main resource. */
+  subresource?: string;
+  /** Attempts before the last Conflict is thrown, default 10. */
+  attempts?: number;
+}
+
+interface Call {
+  method: string;
+  path: string;
+  query?: URLSearchParams;
+  body?: string;
+  contentType?: string;
+  /** No inactivity timeout (watch). */
+  streaming?: boolean;
+  signal?: AbortSignal;
+}
+
+const PATCH_TYPES = { merge: "application/merge-patch+json", json: "application/json-patch+json" } as const;
+
+export class ApiClient {
+  private readonly base: URL;
+  private readonly agent: HttpsAgent | HttpAgent;
+  private readonly headers: Record<string, string>;
+  private readonly request: typeof httpsRequest;
+  private readonly timeoutMs: number;
+
+  constructor(
+    readonly config: Kubeconfig,
+    options: ClientOptions = {},
+  ) {
+    this.base = new URL(config.server);
+    const tls = this.base.protocol === "https:";
+    this.agent = tls
+      ? new HttpsAgent({
+          keepAlive: true,
+          ca: config.ca,
+          cert: config.cert,
+          key: config.key,
+          rejectUnauthorized: config.insecureSkipTlsVerify !== true,
+          servername: config.tlsServerName,
+        })
+      : new HttpAgent({ keepAlive: true });
+    this.request = tls ? httpsRequest : (httpRequest as unknown as typeof httpsRequest);
+    this.headers = { Accept: "application/json", "User-Agent": options.userAgent ?? "orch-client" };
+    if (config.token) this.headers.Authorization = `Bearer ${config.token}`;
+    this.timeoutMs = options.requestTimeoutMs ?? 60_000;
+  }
+
+  /** A client from a kubeconfig file (see loadKubeconfig for how the file is found). */
+  static fromKubeconfig(path?: string, options?: ClientOptions): ApiClient {
+    return new ApiClient(loadKubeconfig(path), options);
+  }
+
+  /** The URL path of a collection, an object, or an object's subresource. */
+  path(ref: ResourceRef, namespace: string | undefined, name?: string, subresource?: string): string {
+    let p = ref.group ? `/apis/${ref.group}/${ref.version}` : `/api/${ref.version}`;
+    if (ref.namespaced && namespace) p += `/namespaces/${encodeURIComponent(namespace)}`;
+    p += `/${ref.plural}`;
+    if (name !== undefined) p += `/${encodeURIComponent(name)}`;
+    if (subresource) p += `/${subresource}`;
+    return p;
+  }
+
+  async get<T extends KubeObject>(ref: ResourceRef, name: string, options: NamespaceOption = {}): Promise<T> {
+    return this.json<T>({ method: "GET", path: this.objectPath(ref, options.namespace, name) });
+  }
+
+  /** One page (all items when no `limit` is given). */
+  async list<T extends KubeObject>(ref: ResourceRef, options: ListOptions = {}): Promise<ObjectList<T>> {
+    const query = params({
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      limit: options.limit,
+      continue: options.continue,
+      resourceVersion: options.resourceVersion,
+      resourceVersionMatch: options.resourceVersionMatch,
+    });
+    return this.json<ObjectList<T>>({ method: "GET", path: this.path(ref, options.namespace), query });
+  }
+
+  /**
+   * Every page of a list, as one list at the first page's revision (continue tokens keep the snapshot).
+   * `limit` is the page size, default 500. Throws ExpiredError when a continue token outlives history.
+   */
+  async listAll<T extends KubeObject>(ref: ResourceRef, options: ListOptions = {}): Promise<ObjectList<T>> {
+    const first = await this.list<T>(ref, { ...options, limit: options.limit ?? 500 });
+    const items = first.items;
+    let next = first.metadata.continue;
+    while (next) {
+      const page = await this.list<T>(ref, { ...options, limit: options.limit ?? 500, continue: next, resourceVersion: undefined, resourceVersionMatch: undefined });
+      items.push(...page.items);
+      next = page.metadata.continue;
+    }
+    return { ...first, metadata: { resourceVersion: first.metadata.resourceVersion }, items };
+  }
+
+  async create<T extends KubeObject>(ref: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+    const namespace = this.namespaceOf(ref, obj, options);
+    return this.json<T>({ method: "POST", path: this.path(ref, namespace), query: writeParams(options), body: JSON.stringify(obj) });
+  }
+
+  /** PUT: fails with Conflict when `metadata.resourceVersion` is not the current one. */
+  async update<T extends KubeObject>(ref: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+    return this.put(ref, obj, undefined, options);
+  }
+
+  async updateStatus<T extends KubeObject>(ref: ResourceRef, obj: T, options: WriteOptions = {}): Promise<T> {
+    return this.put(ref, obj, "status", options);
+  }
+
+  /** PUT to a subresource (`status`, `approval`): only that part of the object is written. */
+  async updateSubresource<T extends KubeObject>(ref: ResourceRef, obj: T, subresource: string, options: WriteOptions = {}): Promise<T> {
+    return this.put(ref, obj, subresource, options);
+  }
+
+  async patch<T extends KubeObject>(ref: ResourceRef, name: string, patch: unknown, options: PatchOptions = {}): Promise<T> {
+    return this.json<T>({
+      method: "PATCH",
+      path: this.objectPath(ref, options.namespace, name, options.subresource),
+      query: writeParams(options),
+      body: JSON.stringify(patch),
+      contentType: PATCH_TYPES[options.type ?? "merge"],
+    });
+  }
+
+  /** The object as it is now (still present with finalizers, or its last state), or a success Status. */
+  async delete<T extends KubeObject>(ref: ResourceRef, name: string, options: DeleteOptions = {}): Promise<T | Status> {
+    const { namespace, dryRun, ...rest } = options;
+    const body = { kind: "DeleteOptions", apiVersion: "v1", ...rest, ...(dryRun ? { dryRun: ["All"] } : {}) };
+    return this.json<T | Status>({ method: "DELETE", path: this.objectPath(ref, namespace, name), body: JSON.stringify(body) });
+  }
+
+  /**
+   * Watches over HTTP (`?watch=true`). The request starts at once; iterate to read events. The iterator
+   * ends when the server ends the watch (timeout) or after close(); it throws ExpiredError when the start
+   * revision is older than the server's history (relist then) and ApiError for other failures.
+   */
+  watch<T extends KubeObject>(ref: ResourceRef, options: WatchOptions = {}): WatchStream<T> {
+    const abort = new AbortController();
+    const query = params({
+      watch: "true",
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      resourceVersion: options.resourceVersion,
+      resourceVersionMatch: options.resourceVersionMatch,
+      allowWatchBookmarks: options.allowWatchBookmarks === false ? undefined : "true",
+      timeoutSeconds: options.timeoutSeconds,
+      sendInitialEvents: options.sendInitialEvents === undefined ? undefined : String(options.sendInitialEvents),
+    });
+    const response = this.send({ method: "GET", path: this.path(ref, options.namespace), query, streaming: true, signal: abort.signal });
+    // A failure before iteration starts is reported by the iterator, not as an unhandled rejection.
+    response.catch(() => undefined);
+    return {
+      close: () => abort.abort(),
+      [Symbol.asyncIterator]: () => readWatch<T>(response, abort.signal),
+    };
+  }
+
+  /**
+   * Read, mutate, write; on Conflict read again and re-apply `mutate` (client-go's RetryOnConflict).
+   * `mutate` gets a fresh copy each time and may change it in place or return a new object. When it
+   * changes nothing, nothing is written and the current object is returned.
+   */
+  async updateWithRetry<T extends KubeObject>(
+    ref: ResourceRef,
+    name: string,
+    mutate: (obj: T) => T | void | Promise<T | void>,
+    options: RetryOptions = {},
+  ): Promise<T> {
+    const attempts = options.attempts ?? 10;
+    for (let attempt = 1; ; attempt++) {
+      const text = await this.text({ method: "GET", path: this.objectPath(ref, options.namespace, name) });
+      const current = JSON.parse(text) as T;
+      const desired = (await mutate(current)) ?? current;
+      // Unchanged (key order is kept by parse and stringify): a write would only bump the revision.
+      if (JSON.stringify(desired) === JSON.stringify(JSON.parse(text))) return desired;
+      try {
+        return await this.put(ref, desired, options.subresource, { namespace: options.namespace });
+      } catch (e) {
+        if (!isConflict(e) || attempt >= attempts) throw e;
+        // Jittered backoff: writers that collided should not collide again in lock step.
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** attempt)));
+      }
+    }
+  }
+
+  /** Closes idle connections; the client must not be used afterwards. */
+  close(): void {
+    this.agent.destroy();
+  }
+
+  private put<T extends KubeObject>(ref: ResourceRef, obj: T, subresource: string | undefined, options: WriteOptions): Promise<T> {
+    const name = obj.metadata?.name;
+    if (!name) throw new TypeError("the object has no metadata.name");
+    const namespace = this.namespaceOf(ref, obj, options);
+    return this.json<T>({
+      method: "PUT",
+      path: this.path(ref, namespace, name, subresource),
+      query: writeParams(options),
+      body: JSON.stringify(obj),
+    });
+  }
+
+  private namespaceOf(ref: ResourceRef, obj: KubeObject, options: NamespaceOption): string | undefined {
+    const namespace = options.namespace ?? obj.metadata?.namespace;
+    if (ref.namespaced && !namespace) throw new TypeError(`${ref.plural} are namespaced: give a namespace`);
+    return ref.namespaced ? namespace : undefined;
+  }
+
+  private objectPath(ref: ResourceRef, namespace: string | undefined, name: string, subresource?: string): string {
+    if (ref.namespaced && !namespace) throw new TypeError(`${ref.plural} are namespaced: give a namespace`);
+    return this.path(ref, namespace, name, subresource);
+  }
+
+  private async json<T>(call: Call): Promise<T> {
+    return JSON.parse(await this.text(call)) as T;
+  }
+
+  private async text(call: Call): Promise<string> {
+    const res = await this.send(call);
+    const text = await readAll(res);
+    const code = res.statusCode ?? 0;
+    if (code < 200 || code >= 300) throw errorFromResponse(code, text);
+    return text;
+  }
+
+  private send(call: Call, retried = false): Promise<IncomingMessage> {
+    const url = new URL(call.path, this.base);
+    if (call.query) url.search = call.query.toString();
+    const headers: Record<string, string> = { ...this.headers };
+    if (call.body !== undefined) {
+      headers["Content-Type"] = call.contentType ?? "application/json";
+      headers["Content-Length"] = String(Buffer.byteLength(call.body));
+    }
+    return new Promise<IncomingMessage>((resolve, reject) => {
+      const req = this.request(url, { method: call.method, headers, agent: this.agent, signal: call.signal }, resolve);
+      req.on("error", (e: NodeJS.ErrnoException) => {
+        // A kept-alive socket the server closed just as we reused it: the request never reached the
+        // server, so sending it again is safe (the pattern Node's documentation gives for keepAlive).
+        if (!retried && req.reusedSocket && e.code === "ECONNRESET") resolve(this.send(call, true));
+        else reject(e);
+      });
+      if (!call.streaming) req.setTimeout(this.timeoutMs, () => req.destroy(new Error(`${call.method} ${call.path}: no response within ${this.timeoutMs} ms`)));
+      if (call.body !== undefined) req.write(call.body);
+      req.end();
+    });
+  }
+}
+
+function params(values: Record<string, string | number | undefined>): URLSearchParams {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(values)) if (v !== undefined && v !== "") q.set(k, String(v));
+  return q;
+}
+
+function writeParams(options: WriteOptions): URLSearchParams {
+  return params({ dryRun: options.dryRun ? "All" : undefined, fieldValidation: options.fieldValidation });
+}
+
+async function readAll(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** Reads JSON lines off a watch response, with the stream's own backpressure (one chunk at a time). */
+async function* readWatch<T>(response: Promise<IncomingMessage>, signal: AbortSignal): AsyncGenerator<WatchEvent<T>> {
+  let res: IncomingMessage;
+  try {
+    res = await response;
+  } catch (e) {
+    if (signal.aborted) return;
+    throw e;
+  }
+  try {
+    const code = res.statusCode ?? 0;
+    if (code !== 200) throw errorFromResponse(code, await readAll(res));
+    res.setEncoding("utf8");
+    let buffer = "";
+    for await (const chunk of res) {
+      buffer += chunk as string;
+      let nl: number;
+      while ((nl = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, nl).trim();
+        buffer = buffer.slice(nl + 1);
+        if (!line) continue;
+        const event = JSON.parse(line) as { type: string; object: unknown };
+        if (event.type === "ERROR") throw errorFromStatus(event.object as Status);
+        yield event as WatchEvent<T>;
+      }
+    }
+  } catch (e) {
+    if (signal.aborted && !(e instanceof ApiError)) return;
+    throw e;
+  } finally {
+    res.destroy();
+  }
+}
