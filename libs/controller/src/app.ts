@@ -1,0 +1,190 @@
+// The whole `main.ts` of a controller app: configuration from the environment of the contract, leader
+// election, the controllers, and a clean stop. An app only says which controllers it runs:
+//
+//   await runControllerApp({ name: "csr-approver", setup: (app) => {
+//     const csrs = app.informer<Csr>(csrResource);
+//     app.runController({ name: "csr-approver", sources: [csrs], reconciler: ... });
+//   }});
+import { type NamingProfile, profileFromEnv } from "@orch/api";
+import { ApiClient, Informer, type InformerOptions, type KubeObject, type ResourceRef, loadKubeconfig } from "@orch/client";
+import { join, resolve } from "node:path";
+import { type Controller, type ControllerOptions, runController } from "./controller.js";
+import { LeaderElector, type LeaderElectionOptions, leaseResource } from "./leader-election.js";
+import { type Logger, createLogger } from "./log.js";
+
+export interface ControllerAppContext {
+  name: string;
+  /** Authenticated with the app's own kubeconfig credentials. */
+  client: ApiClient;
+  profile: NamingProfile;
+  /** `ORCH_NATS_URL`, when set: informers then take events from NATS instead of HTTP watch. */
+  natsUrl: string | undefined;
+  /** Aborted when the app stops or loses leadership. */
+  signal: AbortSignal;
+  log: Logger;
+  /** One informer per resource and selection in the process, shared by the controllers; stopped at exit. */
+  informer<T extends KubeObject>(ref: ResourceRef, options?: Omit<InformerOptions, "ref" | "nats">): Informer<T>;
+  /** `runController`, with the app's log and signal; the app stops it (waiting for its workers) at exit. */
+  runController(options: Omit<ControllerOptions, "signal">): Controller;
+}
+
+export interface ControllerAppOptions {
+  /** The app's name: log prefix, User-Agent, and the name of its Lease. */
+  name: string;
+  /** Builds the controllers; runs once this process is the leader. */
+  setup: (app: ControllerAppContext) => void | Promise<void>;
+  /** Leader election timings and lease; `false` to run without it (a single replica, or tests). */
+  leaderElection?:
+    | false
+    | Partial<Pick<LeaderElectionOptions, "leaseDurationMs" | "renewDeadlineMs" | "retryPeriodMs" | "identity" | "namespace">>;
+  /** Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** How the process ends: default `process.exit`. Code 1 after lost leadership, so the supervisor restarts a fresh candidate. */
+  exit?: (code: number) => void;
+  /** Default: prefixed lines on stdout/stderr. */
+  log?: Logger;
+}
+
+export interface ControllerApp {
+  readonly client: ApiClient;
+  /** The elector, when leader election is on. */
+  readonly elector: LeaderElector | undefined;
+  /** Stops everything (as SIGTERM does); resolves with the exit code once stopped. */
+  stop(): Promise<number>;
+  /** Resolves with the exit code when the app has stopped for any reason. */
+  readonly done: Promise<number>;
+}
+
+/** Time allowed for a clean stop; the launcher sends SIGKILL after 5 s. */
+const STOP_TIMEOUT_MS = 4_000;
+
+/** `$KUBECONFIG` (a path list), else `$ORCH_DATA_DIR/kubeconfig` (the one the apiserver writes). */
+export function kubeconfigPath(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.KUBECONFIG) return undefined; // loadKubeconfig resolves the list
+  return join(resolve(env.ORCH_DATA_DIR || ".orch"), "kubeconfig");
+}
+
+export async function runControllerApp(options: ControllerAppOptions): Promise<ControllerApp> {
+  const env = options.env ?? process.env;
+  const supervised = env.ORCH_SUPERVISED === "1";
+  // Under the launcher every line already gets the app's prefix.
+  const log = options.log ?? createLogger(supervised ? [] : [options.name]);
+  const exit = options.exit ?? ((code: number) => process.exit(code));
+  const profile = profileFromEnv(env);
+  const natsUrl = env.ORCH_NATS_URL || undefined;
+  const client = new ApiClient(loadKubeconfig(kubeconfigPath(env), env), { userAgent: options.name });
+
+  const work = new AbortController();
+  const informers = new Map<string, Informer<any>>();
+  const controllers: Controller[] = [];
+  const context: ControllerAppContext = {
+    name: options.name,
+    client,
+    profile,
+    natsUrl,
+    signal: work.signal,
+    log,
+    informer: <T extends KubeObject>(ref: ResourceRef, informerOptions: Omit<InformerOptions, "ref" | "nats"> = {}) => {
+      const key = JSON.stringify([ref.group, ref.version, ref.plural, informerOptions.namespace, informerOptions.labelSelector, informerOptions.fieldSelector]);
+      let informer = informers.get(key) as Informer<T> | undefined;
+      if (!informer) {
+        informer = new Informer<T>(client, {
+          onError: (e) => log.error(`informer ${ref.plural}`, e),
+          ...informerOptions,
+          ref,
+          ...(natsUrl ? { nats: { servers: natsUrl } } : {}),
+        });
+        informers.set(key, informer);
+      }
+      return informer;
+    },
+    runController: (controllerOptions) => {
+      const controller = runController({ log: log.child(controllerOptions.name), ...controllerOptions, signal: work.signal });
+      controllers.push(controller);
+      controller.ready.catch((e) => log.error(`controller ${controllerOptions.name} did not start`, e));
+      return controller;
+    },
+  };
+
+  /** Runs setup, then holds until the work is to stop; then stops controllers and informers. */
+  const lead = async (signal: AbortSignal): Promise<void> => {
+    const stopWork = () => work.abort();
+    signal.addEventListener("abort", stopWork, { once: true });
+    try {
+      await options.setup(context);
+    } catch (e) {
+      log.error("setup failed", e);
+      void stop(1);
+    }
+    if (!work.signal.aborted) await new Promise<void>((resolve) => work.signal.addEventListener("abort", () => resolve(), { once: true }));
+    await Promise.all(controllers.map((c) => c.stop()));
+    await Promise.all([...informers.values()].map((i) => i.stop()));
+  };
+
+  let resolveDone!: (code: number) => void;
+  const done = new Promise<number>((resolve) => (resolveDone = resolve));
+
+  const election = options.leaderElection === false ? undefined : options.leaderElection ?? {};
+  const elector = election
+    ? new LeaderElector({
+        client,
+        ref: leaseResource(profile.apiDomain),
+        namespace: election.namespace ?? "default",
+        name: options.name,
+        identity: election.identity,
+        leaseDurationMs: election.leaseDurationMs,
+        renewDeadlineMs: election.renewDeadlineMs,
+        retryPeriodMs: election.retryPeriodMs,
+        log,
+        onStartedLeading: lead,
+      })
+    : undefined;
+
+  let stopping: Promise<number> | undefined;
+  const stop = (code = 0): Promise<number> => {
+    // The first reason to stop decides the exit code (1: setup failed or leadership was lost).
+    stopping ??= (async () => {
+      work.abort();
+      const timeout = new Promise<"timeout">((r) => setTimeout(() => r("timeout"), STOP_TIMEOUT_MS).unref());
+      const stopped = (async () => {
+        if (elector) await elector.stop();
+        else await running;
+      })();
+      if ((await Promise.race([stopped, timeout])) === "timeout") {
+        log.error(`did not stop within ${STOP_TIMEOUT_MS} ms; exiting anyway`);
+      }
+      removeHandlers();
+      client.close();
+      resolveDone(code);
+      exit(code);
+      return code;
+    })();
+    return stopping;
+  };
+
+  const onSignal = (): void => void stop(0);
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  // Under the launcher stdin is a pipe from it: when it closes, the launcher is gone, and so are we.
+  const onStdinEnd = (): void => void stop(0);
+  if (supervised) process.stdin.on("end", onStdinEnd).on("error", onStdinEnd).resume();
+  const removeHandlers = (): void => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    if (supervised) {
+      process.stdin.off("end", onStdinEnd).off("error", onStdinEnd);
+      process.stdin.pause();
+    }
+  };
+
+  log.info(`starting (api ${client.config.server}, events ${natsUrl ?? "HTTP watch"}${elector ? `, identity ${elector.identity}` : ""})`);
+  const running: Promise<void> = elector
+    ? elector.run().then(() => {
+        // Over without a stop: leadership was lost. In-flight work cannot be trusted to have noticed, so
+        // exit (as client-go's users do) and let the supervisor start a fresh candidate.
+        if (!stopping) void stop(1);
+      })
+    : lead(new AbortController().signal);
+
+  return { client, elector, stop: () => stop(0), done };
+}
