@@ -12,7 +12,39 @@ export interface ApiserverConfig {
   tokenFile?: string;
   /** Change history kept for watch and consistent pagination. */
   history: { maxRevisions: number; maxAgeMs: number; compactEveryMs: number };
+  /** Service account tokens; every field has a default (see `serviceAccountDefaults`). */
+  serviceAccounts?: Partial<ServiceAccountConfig>;
 }
+
+export interface ServiceAccountConfig {
+  /**
+   * `iss` of the tokens (ORCH_SA_ISSUER). Unset: Kubernetes' in-cluster name in the `kubernetes`
+   * profile, the apiserver's own URL in the `orch` profile (so that discovery is found at
+   * `<iss>/.well-known/openid-configuration`, as OIDC expects).
+   */
+  issuer?: string;
+  /** The apiserver's own audiences (ORCH_API_AUDIENCES, Kubernetes' --api-audiences); empty: the issuer. */
+  audiences: string[];
+  /** The longest token a TokenRequest gets (ORCH_SA_MAX_EXPIRATION_SECONDS); 0 for no limit. */
+  maxExpirationSeconds: number;
+  /** Where the discovery document says the key set is (ORCH_SA_JWKS_URI); unset: the apiserver's `/openid/v1/jwks`. */
+  jwksUri?: string;
+  /** Serve the discovery document and key set without authentication (ORCH_SA_DISCOVERY_PUBLIC=true). */
+  publicDiscovery: boolean;
+}
+
+/** Kubernetes' bounds for --service-account-max-token-expiration: 1 hour to 2^32 seconds, or unset. */
+const MIN_MAX_EXPIRATION = 3600;
+const MAX_MAX_EXPIRATION = 2 ** 32;
+/** A day: Kubernetes sets no maximum, but a year-long token from `kubectl create token --duration` is rarely meant. */
+export const DEFAULT_MAX_EXPIRATION_SECONDS = 86_400;
+
+export const serviceAccountDefaults = (c: Partial<ServiceAccountConfig> = {}): ServiceAccountConfig => ({
+  audiences: [],
+  maxExpirationSeconds: DEFAULT_MAX_EXPIRATION_SECONDS,
+  publicDiscovery: false,
+  ...c,
+});
 
 const int = (value: string | undefined, fallback: number, name: string): number => {
   if (value === undefined || value === "") return fallback;
@@ -20,6 +52,25 @@ const int = (value: string | undefined, fallback: number, name: string): number 
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, not ${JSON.stringify(value)}`);
   return n;
 };
+
+function serviceAccountsFromEnv(env: NodeJS.ProcessEnv): ServiceAccountConfig {
+  const max = int(env.ORCH_SA_MAX_EXPIRATION_SECONDS, DEFAULT_MAX_EXPIRATION_SECONDS, "ORCH_SA_MAX_EXPIRATION_SECONDS");
+  if (max !== 0 && (max < MIN_MAX_EXPIRATION || max > MAX_MAX_EXPIRATION)) {
+    throw new Error(`ORCH_SA_MAX_EXPIRATION_SECONDS must be 0 (no limit) or between ${MIN_MAX_EXPIRATION} and 2^32, not ${max}`);
+  }
+  const issuer = env.ORCH_SA_ISSUER || undefined;
+  // Kubernetes' rule for --service-account-issuer: anything with a colon must be a URL.
+  if (issuer?.includes(":") && !URL.canParse(issuer)) throw new Error(`ORCH_SA_ISSUER contains a ':' but is not a URL: ${issuer}`);
+  const flag = (env.ORCH_SA_DISCOVERY_PUBLIC ?? "").toLowerCase();
+  if (!["", "true", "false"].includes(flag)) throw new Error(`ORCH_SA_DISCOVERY_PUBLIC must be "true" or "false", not ${JSON.stringify(flag)}`);
+  return serviceAccountDefaults({
+    ...(issuer ? { issuer } : {}),
+    audiences: (env.ORCH_API_AUDIENCES ?? "").split(",").map((a) => a.trim()).filter(Boolean),
+    maxExpirationSeconds: max,
+    ...(env.ORCH_SA_JWKS_URI ? { jwksUri: env.ORCH_SA_JWKS_URI } : {}),
+    publicDiscovery: flag === "true",
+  });
+}
 
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverConfig {
   return {
@@ -34,5 +85,6 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
       maxAgeMs: int(env.ORCH_HISTORY_SECONDS, 3600, "ORCH_HISTORY_SECONDS") * 1000,
       compactEveryMs: int(env.ORCH_COMPACT_INTERVAL_SECONDS, 60, "ORCH_COMPACT_INTERVAL_SECONDS") * 1000,
     },
+    serviceAccounts: serviceAccountsFromEnv(env),
   };
 }

@@ -1,5 +1,16 @@
+import { addSigningKey } from "@orch/tokens";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
 import { configFromEnv } from "./config.js";
 import { startApiserver } from "./server.js";
+
+// `rotate-service-account-key`: a new signing key beside the old ones, used from the next start on.
+if (process.argv[2] === "rotate-service-account-key") {
+  const pki = join(configFromEnv().dataDir, "pki");
+  await mkdir(pki, { recursive: true, mode: 0o700 });
+  console.log(`new service account signing key: ${await addSigningKey(pki)} (restart the apiserver to sign with it)`);
+  process.exit(0);
+}
 
 const started = Date.now();
 const apiserver = await startApiserver(configFromEnv());

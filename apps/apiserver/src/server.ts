@@ -1,19 +1,33 @@
 // Assembles the apiserver: data directory, PKI, storage, kinds, HTTPS, event relay, compaction.
-import { serve } from "@hono/node-server";
+import { createAdaptorServer } from "@hono/node-server";
 import type { ObjectHeader } from "@orch/api";
 import { EventRelay } from "@orch/events";
-import { KindRegistry, type KindDefinition, ResourceStore, WatchHub, builtinKinds, ensureBuiltinObjects, storageResource } from "@orch/registry";
+import {
+  KindRegistry,
+  type KindDefinition,
+  ResourceStore,
+  WatchHub,
+  builtinKinds,
+  ensureBuiltinObjects,
+  storageClusterReader,
+  storageResource,
+} from "@orch/registry";
 import { KeyExistsError, SqliteStorage } from "@orch/storage";
+import { ensureKeySet } from "@orch/tokens";
 import { randomUUID } from "node:crypto";
 import { mkdir, rename, writeFile } from "node:fs/promises";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import type { ApiserverConfig } from "./config.js";
+import { type ApiserverConfig, serviceAccountDefaults } from "./config.js";
+import { setUpAuthentication } from "./authentication.js";
 import { ensurePki, kubeconfig } from "./bootstrap/pki.js";
 import { createApp } from "./http/app.js";
+import { JWKS_PATH } from "./http/oidc.js";
 import { GarbageCollector } from "./garbage-collector.js";
 import { NamespaceFinalizer } from "./namespace-finalizer.js";
+
+type FetchCallback = Parameters<typeof createAdaptorServer>[0]["fetch"];
 
 export interface RunningApiserver {
   url: string;
@@ -48,40 +62,17 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   await mkdir(config.dataDir, { recursive: true });
   const hosts = [...new Set(["localhost", "127.0.0.1", config.bind])].filter((h) => h !== "0.0.0.0" && h !== "::");
   const pki = await ensurePki(config.dataDir, hosts);
+  // Service account signing keys live beside the CA: `pki/sa-<n>.key`, the newest signing.
+  const serviceAccountKeys = await ensureKeySet(join(config.dataDir, "pki"));
   const storage = new SqliteStorage({ path: join(config.dataDir, "orch.db") });
   const hub = await WatchHub.create(storage);
-  const registry = new KindRegistry();
-  for (const kind of builtinKinds(config.profile)) registry.add(kind);
-  await ensureDefaultNamespace(storage);
-  await ensureBuiltinObjects({ storage, hub }, config.profile);
 
-  const stores = new Map<string, ResourceStore>();
-  // What strategies' cross-object rules read (e.g. the one default PriorityClass).
-  const cluster = {
-    list: async (group: string, plural: string, namespace?: string) =>
-      (await storage.list({ resource: `${group || "core"}/${plural}`, namespace })).items.map(
-        (o) => JSON.parse(o.value) as ObjectHeader,
-      ),
-  };
-  const storeFor = (kind: KindDefinition) => {
-    const key = `${storageResource(kind)}/${kind.version}`;
-    let store = stores.get(key);
-    if (!store || store.kind !== kind) stores.set(key, (store = new ResourceStore(kind, { storage, hub, cluster })));
-    return store;
-  };
-  let ready = false;
-  const app = createApp({
-    registry,
-    storeFor,
-    profile: config.profile,
-    tokenFile: config.tokenFile,
-    initialEventsAnnotation: config.profile.annotations.initialEventsEnd,
-    ready: () => ready,
-  });
-
-  const server = serve({
-    fetch: app.fetch,
-    port: config.port,
+  // Listen first: the default token issuer is the server's own URL, known only once the port is
+  // (ORCH_PORT=0 picks one). Until the app is in place every request is answered "not ready".
+  let handle: FetchCallback | undefined;
+  const server = createAdaptorServer({
+    fetch: (request, env) =>
+      handle ? handle(request, env) : new Response("not ready", { status: 503, headers: { "Content-Type": "text/plain; charset=utf-8" } }),
     hostname: config.bind,
     createServer,
     serverOptions: {
@@ -95,10 +86,48 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", reject);
+    server.listen(config.port, config.bind);
   });
   const port = (server.address() as AddressInfo).port;
   const host = config.bind === "0.0.0.0" || config.bind === "::" ? "127.0.0.1" : config.bind;
   const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+
+  const cluster = storageClusterReader(storage);
+  const serviceAccounts = serviceAccountDefaults(config.serviceAccounts);
+  const authentication = setUpAuthentication({
+    profile: config.profile,
+    url,
+    keys: serviceAccountKeys,
+    serviceAccounts,
+    tokenFile: config.tokenFile,
+    cluster,
+  });
+
+  const registry = new KindRegistry();
+  for (const kind of builtinKinds(config.profile, { tokens: authentication.tokenService })) registry.add(kind);
+  await ensureDefaultNamespace(storage);
+  await ensureBuiltinObjects({ storage, hub }, config.profile);
+
+  const stores = new Map<string, ResourceStore>();
+  const storeFor = (kind: KindDefinition) => {
+    const key = `${storageResource(kind)}/${kind.version}`;
+    let store = stores.get(key);
+    if (!store || store.kind !== kind) stores.set(key, (store = new ResourceStore(kind, { storage, hub, cluster })));
+    return store;
+  };
+  let ready = false;
+  const app = createApp({
+    registry,
+    storeFor,
+    profile: config.profile,
+    authenticate: authentication.authenticate,
+    tokens: authentication.tokens,
+    jwksUri: serviceAccounts.jwksUri ?? `${url}${JWKS_PATH}`,
+    publicDiscovery: serviceAccounts.publicDiscovery,
+    initialEventsAnnotation: config.profile.annotations.initialEventsEnd,
+    ready: () => ready,
+  });
+  handle = app.fetch;
 
   const systemContext = () => ({
     user: { username: "system:apiserver", groups: ["system:masters"] },

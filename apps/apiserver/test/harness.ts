@@ -223,6 +223,8 @@ export interface TestServerOptions {
   history?: Partial<ApiserverConfig["history"]>;
   /** Lines of a static token file (`token,user,uid,"groups"`). */
   tokens?: string[];
+  /** Service account token settings (issuer, audiences, maximum lifetime, public discovery). */
+  serviceAccounts?: ApiserverConfig["serviceAccounts"];
 }
 
 /**
@@ -239,6 +241,7 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
     profile: namingProfile("orch"),
     history: { maxRevisions: 100_000, maxAgeMs: 3_600_000, compactEveryMs: 60_000, ...options.history },
     ...(options.tokens ? { tokenFile: join(dataDir, "tokens.csv") } : {}),
+    ...(options.serviceAccounts ? { serviceAccounts: options.serviceAccounts } : {}),
   };
   if (options.tokens) writeFileSync(join(dataDir, "tokens.csv"), `${options.tokens.join("\n")}\n`);
   const pki = (name: string) => readFileSync(join(dataDir, "pki", name), "utf8");

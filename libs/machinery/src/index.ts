@@ -13,4 +13,4 @@ export * from "./generate-name.js";
 export * from "./quantity.js";
 export * from "./label-selector-validation.js";
 export { SelectorError } from "./selector-error.js";
-export { goQuote } from "./go-format.js";
+export { goAggregate, goQuote } from "./go-format.js";

@@ -1,4 +1,6 @@
 export * from "./kind.js";
+export * from "./services.js";
+export { storageClusterReader } from "./cluster-reader.js";
 export * from "./registry.js";
 export * from "./store.js";
 export * from "./watch.js";

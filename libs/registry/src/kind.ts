@@ -58,6 +58,8 @@ export interface ScaleMapping {
 /** Read access to other objects, for rules that span objects (Kubernetes does these in admission). */
 export interface ClusterReader {
   list(group: string, plural: string, namespace?: string): Promise<ObjectHeader[]>;
+  /** One object by name (`namespace` "" when cluster-scoped); `undefined` when there is none. */
+  get(group: string, plural: string, namespace: string, name: string): Promise<ObjectHeader | undefined>;
 }
 
 /**
@@ -70,7 +72,8 @@ export interface ActionSubresource {
   kind: string;
   schema: AnySchema;
   defaults?: (obj: ObjectHeader) => void;
-  answer(parent: ObjectHeader, request: ObjectHeader, ctx: RequestContext): Promise<ObjectHeader>;
+  /** `cluster` reads the objects the answer depends on (a token's bound pod or secret). */
+  answer(parent: ObjectHeader, request: ObjectHeader, ctx: RequestContext, cluster: ClusterReader): Promise<ObjectHeader>;
 }
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";

@@ -322,7 +322,7 @@ export class ResourceStore {
     request.apiVersion = apiVersion;
     request.kind = sub.kind;
     sub.defaults?.(request);
-    return sub.answer(parent, request, ctx);
+    return sub.answer(parent, request, ctx, this.cluster);
   }
 
   // ---- /scale ----------------------------------------------------------------------------------
@@ -447,11 +447,15 @@ export class ResourceStore {
     meta.namespace = namespace;
   }
 
+  /** Other objects, as the deps give them; without a reader the cluster looks empty. */
+  private get cluster(): ClusterReader {
+    return this.deps.cluster ?? { list: async () => [], get: async () => undefined };
+  }
+
   /** Cross-object rules, after the object's own rules passed. */
   private async admit(strategy: Strategy, obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext) {
     if (!strategy.admit) return;
-    const cluster = this.deps.cluster ?? { list: async () => [] };
-    const errs = await strategy.admit(obj, old, ctx, cluster);
+    const errs = await strategy.admit(obj, old, ctx, this.cluster);
     if (errs.length > 0) this.invalid(obj.metadata.name ?? "", errs);
   }
 

@@ -4,7 +4,7 @@ import { namingProfile, type ObjectHeader } from "@orch/api";
 import { StatusError } from "@orch/machinery";
 import { SqliteStorage } from "@orch/storage";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ClusterReader, type RequestContext, ResourceStore, WatchHub, ensureBuiltinObjects } from "../src/index.js";
+import { type RequestContext, ResourceStore, WatchHub, ensureBuiltinObjects, storageClusterReader } from "../src/index.js";
 import { priorityClasses } from "../src/kinds/priority-class.js";
 
 const profile = namingProfile("orch");
@@ -20,13 +20,7 @@ let store: ResourceStore;
 beforeEach(async () => {
   storage = new SqliteStorage({ path: ":memory:" });
   hub = await WatchHub.create(storage);
-  const cluster: ClusterReader = {
-    list: async (group, plural, namespace) =>
-      (await storage.list({ resource: `${group || "core"}/${plural}`, namespace })).items.map(
-        (o) => JSON.parse(o.value) as ObjectHeader,
-      ),
-  };
-  store = new ResourceStore(priorityClasses(profile), { storage, hub, cluster });
+  store = new ResourceStore(priorityClasses(profile), { storage, hub, cluster: storageClusterReader(storage) });
 });
 
 afterEach(async () => {

@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import { runBaselineServer } from "./baseline.js";
 import { type LoadResult, type Tls, percentile, pool, runLoad } from "./load.js";
+import { tokenLoad } from "./tokens.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const quick = process.argv.includes("--quick");
@@ -20,6 +21,7 @@ const N = {
   watchEvents: quick ? 200 : 1_000,
   stored: quick ? 10_000 : 100_000,
   starts: quick ? 1 : 5,
+  tokens: quick ? 2_000 : 20_000,
 };
 const CONCURRENCY = 32;
 
@@ -212,6 +214,7 @@ async function baseline(tls: Tls, serving: { cert: string; key: string }): Promi
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
+const rate = (r: LoadResult) => `${fmt(r.perSecond, 0)} (p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms)`;
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-"));
@@ -246,6 +249,7 @@ async function main(): Promise<void> {
   listTimes.sort((a, b) => a - b);
 
   const watch = await watchLatency(api, p);
+  const tokens = await tokenLoad(api.origin, api.tls, p, N.tokens, CONCURRENCY);
 
   const stored = 1000 + N.creates + N.list + N.watchEvents;
   await createNamespace(p, "bulk");
@@ -273,6 +277,10 @@ async function main(): Promise<void> {
     ["gets/s (32 clients)", `${fmt(gets.perSecond, 0)} (p50 ${fmt(gets.p50)} ms, p99 ${fmt(gets.p99)} ms)`, "≥ 10,000"],
     [`list of ${N.list.toLocaleString("en")} objects`, `${fmt(percentile(listTimes, 50))} ms median, ${fmt(listTimes[0]!)} ms best (${fmt(listBytes / 2 ** 20)} MiB)`, "≤ 200 ms"],
     ["create request → watch event", `p50 ${fmt(watch.p50)} ms, p99 ${fmt(watch.p99)} ms`, "p99 ≤ 10 ms"],
+    ["service account tokens issued/s (TokenRequest)", rate(tokens.issued), ""],
+    ["token reviews/s, a new token each (signature verified)", rate(tokens.reviewsFresh), ""],
+    ["token reviews/s, one token again (signature remembered)", rate(tokens.reviewsSame), ""],
+    ["gets/s authenticated by a service account token", rate(tokens.requests), ""],
     ["start until /readyz: the launcher (after the build)", `${fmt(percentile(starts.sort((a, b) => a - b), 50), 0)} ms median of ${starts.length}`, "≤ 1,500 ms"],
     ["start until /readyz: `npm start` (npm + build + launcher)", `${fmt(percentile(npmStarts.sort((a, b) => a - b), 50), 0)} ms median of ${npmStarts.length}`, ""],
     [`apiserver RSS with ${N.stored.toLocaleString("en")} objects`, `${fmt(rssLoaded, 0)} MiB after loading them, ${fmt(rssRestarted, 0)} MiB after a restart and a list`, "≤ 400 MB"],
@@ -282,7 +290,8 @@ async function main(): Promise<void> {
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
-  const errors = creates.errors + gets.errors + base.creates.errors + base.gets.errors;
+  const tokenErrors = tokens.issued.errors + tokens.reviewsFresh.errors + tokens.reviewsSame.errors + tokens.requests.errors;
+  const errors = creates.errors + gets.errors + tokenErrors + base.creates.errors + base.gets.errors;
   if (errors > 0) console.log(`\n${errors} requests failed`);
 }
 

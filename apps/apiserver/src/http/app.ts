@@ -3,9 +3,10 @@ import type { HttpBindings } from "@hono/node-server";
 import type { NamingProfile } from "@orch/api";
 import { errors, failure } from "@orch/machinery";
 import type { RequestContext } from "@orch/registry";
+import type { ServiceAccountTokens } from "@orch/tokens";
 import { Hono } from "hono";
 import type { TLSSocket } from "node:tls";
-import { type Authenticator, authenticatorChain, clientCertificates, staticTokens } from "./authn.js";
+import { type ChainResult, type Credentials, bearerToken } from "./authn.js";
 import {
   AGGREGATED_TYPE,
   aggregatedDiscovery,
@@ -14,6 +15,7 @@ import {
   namedGroups,
   wantsAggregated,
 } from "./discovery.js";
+import { oidcDiscoveryRoutes } from "./oidc.js";
 import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
 import { resourceRequest } from "./request-info.js";
 import { MAX_BODY_BYTES, type ResourceDeps, handleResource } from "./resources.js";
@@ -21,8 +23,14 @@ import { respond, respondError } from "./respond.js";
 
 export interface AppDeps extends ResourceDeps {
   profile: NamingProfile;
-  /** A file of static bearer tokens (Kubernetes' token-auth-file format), if any. */
-  tokenFile?: string;
+  /** The authenticator chain: client certificates, static tokens, service account tokens. */
+  authenticate: (credentials: Credentials) => Promise<ChainResult>;
+  /** The service account token issuer, for OIDC discovery. */
+  tokens: ServiceAccountTokens;
+  /** Where discovery says the key set is. */
+  jwksUri: string;
+  /** Serve OIDC discovery without authentication (by default only authenticated callers get it). */
+  publicDiscovery?: boolean;
   /** True once the apiserver can serve requests (storage open, kinds registered). */
   ready: () => boolean;
 }
@@ -51,22 +59,25 @@ const text = (status: number, body: string) => new Response(body, { status, head
 export function createApp(deps: AppDeps): Hono<Env> {
   const app = new Hono<Env>();
   const openapi = new OpenApiDocuments(deps.registry);
-  const authenticators: Authenticator[] = [clientCertificates];
-  if (deps.tokenFile) authenticators.push(staticTokens(deps.tokenFile));
-  const authenticate = authenticatorChain(authenticators);
+  const discovery = oidcDiscoveryRoutes(deps.tokens, deps.jwksUri);
 
   for (const path of ["/healthz", "/livez"]) app.get(path, () => text(200, "ok"));
   app.get("/readyz", () => (deps.ready() ? text(200, "ok") : text(500, "not ready")));
+  // Kubernetes lets only authenticated callers (RBAC: system:service-account-issuer-discovery) read
+  // discovery; an operator who wants relying parties to fetch it anonymously says so.
+  if (deps.publicDiscovery) for (const [path, handler] of discovery) app.get(path, handler);
 
   app.use("*", async (c, next) => {
-    const user = authenticate({
+    const result = await deps.authenticate({
       socket: c.env.incoming.socket as TLSSocket,
-      authorization: c.req.header("authorization"),
+      token: bearerToken(c.req.header("authorization")),
     });
-    if (!user) return respondError(errors.unauthorized());
-    c.set("ctx", { user, profile: deps.profile, warnings: [] });
+    if (!("user" in result)) return respondError(errors.unauthorized());
+    c.set("ctx", { user: result.user, profile: deps.profile, warnings: [] });
     await next();
   });
+
+  if (!deps.publicDiscovery) for (const [path, handler] of discovery) app.get(path, handler);
 
   app.get("/version", () => respond(200, VERSION_INFO));
 

@@ -1,25 +1,60 @@
 // Who is calling: each authenticator in turn, the first that recognises the request wins, as in
 // Kubernetes' union authenticator. Client certificates signed by the cluster CA (user = CN,
-// groups = O), then bearer tokens from the static token file.
+// groups = O), then bearer tokens: the static token file, then service account tokens.
 import type { UserInfo } from "@orch/registry";
+import { goAggregate } from "@orch/machinery";
 import { readFileSync } from "node:fs";
 import type { TLSSocket } from "node:tls";
 
-export type Authenticator = (request: { socket: TLSSocket | undefined; authorization: string | undefined }) =>
-  | UserInfo
-  | undefined;
+/** What an authenticator sees of a request. */
+export interface Credentials {
+  socket?: TLSSocket;
+  /** The bearer token of the `Authorization` header, if any. */
+  token?: string;
+  /**
+   * The audiences the caller accepts (a TokenReview's `spec.audiences`); absent for a request to the
+   * apiserver itself, which accepts its own.
+   */
+  audiences?: readonly string[];
+}
+
+/**
+ * One authenticator's verdict: a user (with the audiences the credential was accepted for, when the
+ * authenticator knows audiences), an error (a credential it recognised and refused), or nothing.
+ */
+export type Authentication = { user: UserInfo; audiences?: string[] } | { error: string } | undefined;
+
+export type Authenticator = (credentials: Credentials) => Authentication | Promise<Authentication>;
+
+/** The chain's verdict: the user, or why nobody recognised the credentials (Kubernetes' aggregate message). */
+export type ChainResult = { user: UserInfo; audiences?: string[] } | { error: string | undefined };
 
 /** Every authenticated user is also in this group. */
 const AUTHENTICATED = "system:authenticated";
 
-export function authenticatorChain(authenticators: Authenticator[]): Authenticator {
-  return (request) => {
+/** What Kubernetes' bearer-token authenticator reports for a token nobody accepted. */
+const INVALID_BEARER_TOKEN = "invalid bearer token";
+
+export function authenticatorChain(authenticators: Authenticator[]): (credentials: Credentials) => Promise<ChainResult> {
+  return async (credentials) => {
+    const errors: string[] = [];
     for (const authenticate of authenticators) {
-      const user = authenticate(request);
-      if (user) return user;
+      const result = await authenticate(credentials);
+      if (!result) continue;
+      if ("user" in result) return result;
+      errors.push(result.error);
     }
-    return undefined;
+    // A token nobody took is "invalid bearer token", followed by what the authenticators that knew it said.
+    if (credentials.token !== undefined) return { error: goAggregate([INVALID_BEARER_TOKEN, ...errors]) };
+    return { error: errors.length ? goAggregate(errors) : undefined };
   };
+}
+
+/** Kubernetes' bearertoken: `Bearer <token>`, scheme case-insensitive; an empty token is no token. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  const parts = (authorization ?? "").trim().split(" ");
+  if (parts.length < 2 || parts[0]!.toLowerCase() !== "bearer" || !parts[1]) return undefined;
+  return parts[1];
 }
 
 // A connection's certificate never changes, and reading it is costly: remember it per socket.
@@ -27,11 +62,13 @@ const bySocket = new WeakMap<TLSSocket, UserInfo | undefined>();
 
 export const clientCertificates: Authenticator = ({ socket }) => {
   if (!socket) return undefined;
-  if (bySocket.has(socket)) return bySocket.get(socket);
+  if (bySocket.has(socket)) return wrap(bySocket.get(socket));
   const user = readClientCertificate(socket);
   bySocket.set(socket, user);
-  return user;
+  return wrap(user);
 };
+
+const wrap = (user: UserInfo | undefined): Authentication => (user ? { user } : undefined);
 
 function readClientCertificate(socket: TLSSocket): UserInfo | undefined {
   if (!socket.authorized) return undefined;
@@ -41,6 +78,21 @@ function readClientCertificate(socket: TLSSocket): UserInfo | undefined {
   if (!cn) return undefined;
   const orgs = subject?.O === undefined ? [] : Array.isArray(subject.O) ? subject.O : [subject.O];
   return { username: cn, groups: [...orgs, AUTHENTICATED] };
+}
+
+/**
+ * An authenticator that knows nothing of audiences (static tokens) vouches only for the apiserver's
+ * own: asked for others, it answers for their intersection with the apiserver's, or not at all
+ * (Kubernetes' WrapAudienceAgnosticToken).
+ */
+export function audienceAgnostic(apiAudiences: readonly string[], authenticate: Authenticator): Authenticator {
+  return async (credentials) => {
+    if (!credentials.audiences) return authenticate(credentials);
+    const audiences = apiAudiences.filter((a) => credentials.audiences!.includes(a));
+    if (audiences.length === 0) return undefined;
+    const result = await authenticate(credentials);
+    return result && "user" in result ? { ...result, audiences } : result;
+  };
 }
 
 /**
@@ -58,10 +110,7 @@ export function staticTokens(path: string): Authenticator {
       const list = (groups ?? "").split(",").map((g) => g.trim()).filter(Boolean);
       users.set(token, { username, ...(uid ? { uid } : {}), groups: [...list, AUTHENTICATED] });
     });
-  return ({ authorization }) => {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
-    return m ? users.get(m[1]!) : undefined;
-  };
+  return ({ token }) => wrap(token === undefined ? undefined : users.get(token));
 }
 
 /** One CSV line: comma-separated, double quotes around fields that hold commas, `""` for a quote. */

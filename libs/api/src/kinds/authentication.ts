@@ -45,8 +45,9 @@ export function defaultTokenRequest(request: TokenRequest): void {
   request.spec.expirationSeconds ??= 3600;
 }
 
+// `token` is optional in the Go type (omitempty): a review without one is a 400, not a 422.
 export const TokenReviewSpec = v.object({
-  token: str(),
+  token: opt(str()),
   audiences: opt(atomicList(str())),
 });
 

@@ -1,5 +1,6 @@
 import type { NamingProfile } from "@orch/api";
 import type { KindDefinition } from "../kind.js";
+import type { KindServices } from "../services.js";
 import { certificateSigningRequests } from "./certificate-signing-request.js";
 import { clusterTrustBundles } from "./cluster-trust-bundle.js";
 import { customResourceDefinitions } from "./custom-resource-definition.js";
@@ -15,13 +16,17 @@ import { replicationControllers } from "./replication-controller.js";
 import { secrets } from "./secret.js";
 import { selfSubjectReviews } from "./self-subject-review.js";
 import { serviceAccounts } from "./service-account.js";
+import { tokenReviews } from "./token-review.js";
 
-/** Every kind orch serves out of the box, named for the profile. One file per kind in this folder. */
-export function builtinKinds(profile: NamingProfile): KindDefinition[] {
+/**
+ * Every kind orch serves out of the box, named for the profile. One file per kind in this folder.
+ * The token endpoints (`serviceaccounts/token`, `tokenreviews`) need `services.tokens`.
+ */
+export function builtinKinds(profile: NamingProfile, services: KindServices = {}): KindDefinition[] {
   return [
     namespaces(),
     secrets(),
-    serviceAccounts(),
+    serviceAccounts(profile, services.tokens),
     pods(),
     podTemplates(),
     replicationControllers(),
@@ -34,5 +39,6 @@ export function builtinKinds(profile: NamingProfile): KindDefinition[] {
     customResourceDefinitions(profile),
     leases(profile),
     selfSubjectReviews(profile),
+    ...(services.tokens ? [tokenReviews(profile, services.tokens)] : []),
   ];
 }

@@ -2,9 +2,11 @@
 // secret references keep only their name, and setting the enforce-mountable-secrets annotation
 // answers with a deprecation warning. The list semantics (`secrets` merged by name,
 // `imagePullSecrets` atomic) are declared in the schema.
-import { type ObjectHeader, ServiceAccount } from "@orch/api";
+import { type NamingProfile, type ObjectHeader, ServiceAccount } from "@orch/api";
 import type { KindDefinition, RequestContext, Strategy } from "../kind.js";
+import type { TokenService } from "../services.js";
 import { AGE, column, defineKind } from "./define.js";
+import { tokenRequestAction } from "./token-request.js";
 
 type SecretReference = NonNullable<ServiceAccount["secrets"]>[number];
 
@@ -31,7 +33,8 @@ const serviceAccountStrategy: Strategy = {
   warnings: enforceMountableSecretsWarning,
 };
 
-export const serviceAccounts = (): KindDefinition =>
+/** With a token service, `serviceaccounts/token` issues tokens (TokenRequest). */
+export const serviceAccounts = (p: NamingProfile, tokens?: TokenService): KindDefinition =>
   defineKind({
     group: "",
     version: "v1",
@@ -42,5 +45,6 @@ export const serviceAccounts = (): KindDefinition =>
     schema: ServiceAccount,
     strategy: serviceAccountStrategy,
     deleteReturnsObject: true,
+    ...(tokens ? { actions: { token: tokenRequestAction(p, tokens) } } : {}),
     printerColumns: [column("Secrets", "integer", (o) => ((o.secrets as unknown[] | undefined) ?? []).length), AGE],
   });
