@@ -1,3 +1,4 @@
+import type { ObjectMeta } from "@orch/api";
 // The few shapes every caller shares: how a resource is addressed, and the part of an object the
 // client and the informer read (metadata). Kinds' full types come from @orch/api or the caller.
 
@@ -11,17 +12,8 @@ export interface ResourceRef {
 }
 
 /** The metadata fields the client and the informer use; objects may carry more. */
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  deletionTimestamp?: string;
-}
+/** Object metadata: the same type the apiserver's schemas infer (never written twice). */
+export type { ObjectMeta } from "@orch/api";
 
 export interface KubeObject {
   apiVersion?: string;
