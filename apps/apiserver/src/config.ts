@@ -12,6 +12,8 @@ export interface ApiserverConfig {
   tokenFile?: string;
   /** Change history kept for watch and consistent pagination. */
   history: { maxRevisions: number; maxAgeMs: number; compactEveryMs: number };
+  /** What the NATS stream keeps of the event history (oldest dropped first). */
+  events?: { maxMessages: number; maxAgeMs: number };
   /** Service account tokens; every field has a default (see `serviceAccountDefaults`). */
   serviceAccounts?: Partial<ServiceAccountConfig>;
 }
@@ -84,6 +86,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
       maxRevisions: int(env.ORCH_HISTORY_REVISIONS, 100_000, "ORCH_HISTORY_REVISIONS"),
       maxAgeMs: int(env.ORCH_HISTORY_SECONDS, 3600, "ORCH_HISTORY_SECONDS") * 1000,
       compactEveryMs: int(env.ORCH_COMPACT_INTERVAL_SECONDS, 60, "ORCH_COMPACT_INTERVAL_SECONDS") * 1000,
+    },
+    events: {
+      maxMessages: int(env.ORCH_EVENTS_MAX_MESSAGES, 1_000_000, "ORCH_EVENTS_MAX_MESSAGES"),
+      maxAgeMs: int(env.ORCH_EVENTS_MAX_AGE_SECONDS, 24 * 3600, "ORCH_EVENTS_MAX_AGE_SECONDS") * 1000,
     },
     serviceAccounts: serviceAccountsFromEnv(env),
   };

@@ -137,7 +137,7 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   const namespaceFinalizer = new NamespaceFinalizer(storage, registry, storeFor, systemContext);
   const garbageCollector = new GarbageCollector(storage, registry, storeFor, systemContext);
   // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
-  const relay = config.natsUrl ? EventRelay.start(storage, config.natsUrl) : undefined;
+  const relay = config.natsUrl ? EventRelay.start(storage, config.natsUrl, config.events) : undefined;
   const compactor = setInterval(() => {
     // Compaction keeps what the relay has not published yet; without a relay nothing waits for it.
     const published = relay ? Promise.resolve() : storage.currentRevision().then((r) => storage.markPublished(r));

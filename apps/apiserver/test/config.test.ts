@@ -1,0 +1,24 @@
+// The environment of the contract, read into the apiserver's settings.
+import { describe, expect, it } from "vitest";
+import { configFromEnv } from "../src/config.js";
+
+describe("configFromEnv", () => {
+  it("has the contract's defaults", () => {
+    const c = configFromEnv({});
+    expect(c.port).toBe(6443);
+    expect(c.bind).toBe("127.0.0.1");
+    expect(c.natsUrl).toBeUndefined();
+    expect(c.profile.name).toBe("orch");
+    expect(c.events).toEqual({ maxMessages: 1_000_000, maxAgeMs: 86_400_000 });
+  });
+
+  it("bounds the NATS event history from the environment", () => {
+    const c = configFromEnv({ ORCH_EVENTS_MAX_MESSAGES: "5000", ORCH_EVENTS_MAX_AGE_SECONDS: "600" });
+    expect(c.events).toEqual({ maxMessages: 5000, maxAgeMs: 600_000 });
+  });
+
+  it("refuses values that are not non-negative integers", () => {
+    expect(() => configFromEnv({ ORCH_EVENTS_MAX_MESSAGES: "lots" })).toThrow(/ORCH_EVENTS_MAX_MESSAGES must be a non-negative integer/);
+    expect(() => configFromEnv({ ORCH_PROFILE: "k8s" })).toThrow(/ORCH_PROFILE must be "orch" or "kubernetes"/);
+  });
+});
