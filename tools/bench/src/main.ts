@@ -1,6 +1,6 @@
 // `npm run bench`: the apiserver's throughput, latency, list time, watch latency, start time and
 // memory on this machine, against the ceiling of a minimal Hono + better-sqlite3 server.
-import { freePort } from "@orch/testing";
+import { freePort, startNatsServer } from "@orch/testing";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -9,6 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import { runBaselineServer } from "./baseline.js";
+import { eventRate, natsLatency } from "./events.js";
 import { type LoadResult, type Tls, percentile, pool, runLoad } from "./load.js";
 import { tokenLoad } from "./tokens.js";
 
@@ -22,6 +23,9 @@ const N = {
   stored: quick ? 10_000 : 100_000,
   starts: quick ? 1 : 5,
   tokens: quick ? 2_000 : 20_000,
+  /** Seconds of creates at 1,000/s for the NATS latency; creates for the events/s. */
+  natsSeconds: quick ? 2 : 5,
+  natsEvents: quick ? 3_000 : 20_000,
 };
 const CONCURRENCY = 32;
 
@@ -38,13 +42,13 @@ interface Apiserver {
   stop(): Promise<void>;
 }
 
-async function startApiserver(dataDir: string): Promise<Apiserver> {
+async function startApiserver(dataDir: string, env: Record<string, string> = {}): Promise<Apiserver> {
   const port = await freePort();
   const kubeconfig = join(dataDir, "kubeconfig");
   // It appears when the apiserver is ready; one from an earlier run must not count.
   await rm(kubeconfig, { force: true });
   const child = spawn(process.execPath, [join(root, "apps", "apiserver", "dist", "main.mjs")], {
-    env: { ...process.env, ORCH_DATA_DIR: dataDir, ORCH_PORT: String(port) },
+    env: { ...process.env, ORCH_DATA_DIR: dataDir, ORCH_PORT: String(port), ...env },
     stdio: "ignore",
   });
   while (!existsSync(kubeconfig)) await sleep(10);
@@ -267,6 +271,19 @@ async function main(): Promise<void> {
   await restarted.stop();
   await rm(dataDir, { recursive: true, force: true });
 
+  // Events on NATS: an apiserver of its own with the relay on, and a nats-server.
+  const nats = await startNatsServer();
+  const natsDir = await mkdtemp(join(tmpdir(), "orch-bench-nats-"));
+  const withNats = await startApiserver(natsDir, { ORCH_NATS_URL: nats.url });
+  const p3 = pool(withNats.origin, withNats.tls, CONCURRENCY);
+  await createMany(p3, "default", "warm", 1000);
+  const natsLat = await natsLatency(p3, nats.url, 1_000, N.natsSeconds);
+  const natsRate = await eventRate(p3, nats, N.natsEvents, CONCURRENCY);
+  await p3.close();
+  await withNats.stop();
+  await nats.stop();
+  await rm(natsDir, { recursive: true, force: true });
+
   const starts = await coldStart(process.execPath, [join(root, "tools", "launcher", "dist", "main.mjs")]);
   const npmStarts = await coldStart("npm", ["start", "--silent"]);
   const base = await baseline(api.tls, api.serving);
@@ -277,6 +294,13 @@ async function main(): Promise<void> {
     ["gets/s (32 clients)", `${fmt(gets.perSecond, 0)} (p50 ${fmt(gets.p50)} ms, p99 ${fmt(gets.p99)} ms)`, "≥ 10,000"],
     [`list of ${N.list.toLocaleString("en")} objects`, `${fmt(percentile(listTimes, 50))} ms median, ${fmt(listTimes[0]!)} ms best (${fmt(listBytes / 2 ** 20)} MiB)`, "≤ 200 ms"],
     ["create request → watch event", `p50 ${fmt(watch.p50)} ms, p99 ${fmt(watch.p99)} ms`, "p99 ≤ 10 ms"],
+    [
+      `create request → core NATS subscriber event at ${fmt(natsLat.sentPerSecond, 0)} creates/s for ${N.natsSeconds} s (upper bound of commit → subscriber)`,
+      `p50 ${fmt(natsLat.p50)} ms, p99 ${fmt(natsLat.p99)} ms (${natsLat.events} events)`,
+      "p99 ≤ 15 ms",
+    ],
+    [`events/s at a NATS subscriber during a burst of ${N.natsEvents.toLocaleString("en")} creates (32 clients)`, `${fmt(natsRate.burst, 0)} (creates ${fmt(natsRate.creates, 0)}/s)`, ""],
+    [`events/s the relay publishes a backlog into JetStream (${natsRate.backlogEvents.toLocaleString("en")} written while NATS was down)`, fmt(natsRate.backlog, 0), ""],
     ["service account tokens issued/s (TokenRequest)", rate(tokens.issued), ""],
     ["token reviews/s, a new token each (signature verified)", rate(tokens.reviewsFresh), ""],
     ["token reviews/s, one token again (signature remembered)", rate(tokens.reviewsSame), ""],
@@ -291,7 +315,7 @@ async function main(): Promise<void> {
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
   const tokenErrors = tokens.issued.errors + tokens.reviewsFresh.errors + tokens.reviewsSame.errors + tokens.requests.errors;
-  const errors = creates.errors + gets.errors + tokenErrors + base.creates.errors + base.gets.errors;
+  const errors = creates.errors + gets.errors + natsLat.errors + tokenErrors + base.creates.errors + base.gets.errors;
   if (errors > 0) console.log(`\n${errors} requests failed`);
 }
 
