@@ -1,7 +1,7 @@
 // The one generic store. Every kind, built-in or custom, is served by this code with its own
 // declaration and strategy plugged in, in Kubernetes' fixed order:
 // decode → system metadata → prepare → validate → warnings → generation → persist.
-import { type ObjectHeader, Scale, decodeWith, pruneUnknown } from "@orch/api";
+import { type AnySchema, type ObjectHeader, Scale, decodeWith, pruneUnknown } from "@orch/api";
 import {
   type FieldError,
   StatusError,
@@ -242,50 +242,14 @@ export class ResourceStore {
 
   /** Body → object of this kind: apiVersion/kind checks, unknown/duplicate fields, types, defaults. */
   decode(body: Body, ctx: RequestContext, options: WriteOptions): ObjectHeader {
-    const value = body.value;
-    const expected = apiVersionOf(this.kind);
-    const target = this.kind.kind;
-    if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      throw errors.badRequest(
-        `the object provided is unrecognized (must be of type ${target}): couldn't get version/kind; json parse error: expected an object`,
-      );
-    }
-    const raw = value as Record<string, unknown>;
-    // Built-in endpoints default a missing apiVersion/kind from the URL, as Kubernetes does.
-    const kind = raw.kind === undefined || raw.kind === "" ? target : String(raw.kind);
-    const version = raw.apiVersion === undefined || raw.apiVersion === "" ? expected : String(raw.apiVersion);
-    if (version !== expected) {
-      throw errors.badRequest(
-        `the API version in the data (${version}) does not match the expected API version (${expected})`,
-      );
-    }
-    const cannot = (why: string) =>
-      errors.badRequest(`${kind} in version "${this.kind.version}" cannot be handled as a ${target}: ${why}`);
-    if (kind !== target) throw cannot(`no conversion from ${kind} to ${target}`);
-    const unknown: string[] = [];
-    pruneUnknown(this.kind.schema, raw, unknown);
-    const problems = [
-      ...unknown.map((f) => `unknown field "${f}"`),
-      ...(body.duplicates ?? []).map((f) => `duplicate field "${f}"`),
-    ];
-    const mode = options.fieldValidation ?? "Warn";
-    if (problems.length > 0 && mode === "Strict") {
-      throw new StrictDecodingError(cannot(`strict decoding error: ${problems.join(", ")}`).status, problems);
-    }
-    if (mode === "Warn") ctx.warnings.push(...problems);
-    const decoded = decodeWith(this.kind.schema, raw);
-    if (!decoded.ok) {
-      // Go decodes an absent field as its zero value and validation then says "Required value"; only
-      // a wrong type is a decode error.
-      if (decoded.issues.every((i) => i.missing)) {
-        const name = (raw.metadata as { name?: string } | undefined)?.name ?? "";
-        this.invalid(name, decoded.issues.map((i) => fieldError.required(i.path)));
-      }
-      throw cannot(decoded.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "));
-    }
-    const obj = decoded.value as ObjectHeader;
-    obj.apiVersion = expected;
-    obj.kind = this.kind.kind;
+    const obj = decodeAs(
+      { apiVersion: apiVersionOf(this.kind), version: this.kind.version, kind: this.kind.kind, schema: this.kind.schema },
+      body,
+      ctx,
+      options,
+      // Go decodes an absent field as its zero value and validation then says "Required value".
+      (name, errs) => this.invalid(name, errs),
+    );
     this.kind.defaults?.(obj);
     return obj;
   }
@@ -296,31 +260,8 @@ export class ResourceStore {
     const sub = this.kind.actions?.[action];
     if (!sub) throw errors.notFoundPath();
     const parent = parse(await this.get(namespace, name));
-    const raw = body.value as Record<string, unknown> | null;
-    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
-      throw errors.badRequest(`the object provided is unrecognized (must be of type ${sub.kind})`);
-    }
     const apiVersion = sub.group ? `${sub.group}/${sub.version}` : sub.version;
-    const kind = raw.kind === undefined || raw.kind === "" ? sub.kind : String(raw.kind);
-    if (kind !== sub.kind) {
-      throw errors.badRequest(`${kind} in version "${sub.version}" cannot be handled as a ${sub.kind}: no conversion from ${kind} to ${sub.kind}`);
-    }
-    const unknown: string[] = [];
-    pruneUnknown(sub.schema, raw, unknown);
-    const problems = unknown.map((f) => `unknown field "${f}"`);
-    if (problems.length > 0 && options.fieldValidation === "Strict") {
-      throw errors.badRequest(`${sub.kind} in version "${sub.version}" cannot be handled as a ${sub.kind}: strict decoding error: ${problems.join(", ")}`);
-    }
-    if ((options.fieldValidation ?? "Warn") === "Warn") ctx.warnings.push(...problems);
-    const decoded = decodeWith(sub.schema, raw);
-    if (!decoded.ok) {
-      throw errors.badRequest(
-        `${sub.kind} in version "${sub.version}" cannot be handled as a ${sub.kind}: ${decoded.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
-      );
-    }
-    const request = decoded.value as ObjectHeader;
-    request.apiVersion = apiVersion;
-    request.kind = sub.kind;
+    const request = decodeAs({ ...sub, apiVersion, checkApiVersion: false }, { value: body.value }, ctx, options);
     sub.defaults?.(request);
     return sub.answer(parent, request, ctx, this.cluster);
   }
@@ -378,7 +319,7 @@ export class ResourceStore {
     const mapping = this.scaleMapping;
     const result = await this.update(namespace, name, undefined, ctx, options, (current) => {
       if (!current) throw errors.notFound(this.gr, name);
-      const scale = decodeScale(change(this.scaleOf(current)), this.kind.version, ctx, options);
+      const scale = decodeAs(SCALE, { value: change(this.scaleOf(current)) }, ctx, options) as Scale & ObjectHeader;
       const replicas = scale.spec.replicas ?? 0;
       if (replicas < 0) {
         throw errors.invalid({ group: "autoscaling", kind: "Scale" }, name, [
@@ -711,31 +652,71 @@ export class ResourceStore {
   }
 }
 
-/** A request body as an autoscaling/v1 Scale. */
-function decodeScale(value: unknown, _version: string, ctx: RequestContext, options: WriteOptions) {
+interface DecodeTarget {
+  apiVersion: string;
+  version: string;
+  kind: string;
+  schema: AnySchema;
+  /** Refuse a body that names another apiVersion (the main endpoint; subresources take their own). */
+  checkApiVersion?: boolean;
+}
+
+/**
+ * A request body as an object of `target`, as Kubernetes' decoder does: a missing apiVersion/kind is
+ * taken from the endpoint, unknown and duplicate fields follow fieldValidation, a wrong type is a 400.
+ * `onMissing` turns absent required members into a 422 (validation's "Required value") instead.
+ */
+function decodeAs(
+  target: DecodeTarget,
+  body: Body,
+  ctx: RequestContext,
+  options: WriteOptions,
+  onMissing?: (name: string, errs: FieldError[]) => never,
+): ObjectHeader {
+  const value = body.value;
+  const expected = target.kind;
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw errors.badRequest("the object provided is unrecognized (must be of type Scale)");
-  }
-  const raw = value as Record<string, unknown>;
-  const kind = raw.kind ?? "Scale";
-  if (kind !== "Scale") {
-    throw errors.badRequest(`${String(kind)} in version "v1" cannot be handled as a Scale: no conversion from ${String(kind)} to Scale`);
-  }
-  const unknown: string[] = [];
-  pruneUnknown(Scale, raw, unknown);
-  const problems = unknown.map((f) => `unknown field "${f}"`);
-  if (problems.length > 0 && options.fieldValidation === "Strict") {
-    throw errors.badRequest(`Scale in version "v1" cannot be handled as a Scale: strict decoding error: ${problems.join(", ")}`);
-  }
-  if ((options.fieldValidation ?? "Warn") === "Warn") ctx.warnings.push(...problems);
-  const decoded = decodeWith(Scale, raw);
-  if (!decoded.ok) {
     throw errors.badRequest(
-      `Scale in version "v1" cannot be handled as a Scale: ${decoded.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+      `the object provided is unrecognized (must be of type ${expected}): couldn't get version/kind; json parse error: expected an object`,
     );
   }
-  return decoded.value;
+  const raw = value as Record<string, unknown>;
+  const kind = raw.kind === undefined || raw.kind === "" ? expected : String(raw.kind);
+  const version = raw.apiVersion === undefined || raw.apiVersion === "" ? target.apiVersion : String(raw.apiVersion);
+  if (target.checkApiVersion !== false && version !== target.apiVersion) {
+    throw errors.badRequest(
+      `the API version in the data (${version}) does not match the expected API version (${target.apiVersion})`,
+    );
+  }
+  const cannot = (why: string) =>
+    errors.badRequest(`${kind} in version "${target.version}" cannot be handled as a ${expected}: ${why}`);
+  if (kind !== expected) throw cannot(`no conversion from ${kind} to ${expected}`);
+  const unknown: string[] = [];
+  pruneUnknown(target.schema, raw, unknown);
+  const problems = [
+    ...unknown.map((f) => `unknown field "${f}"`),
+    ...(body.duplicates ?? []).map((f) => `duplicate field "${f}"`),
+  ];
+  const mode = options.fieldValidation ?? "Warn";
+  if (problems.length > 0 && mode === "Strict") {
+    throw new StrictDecodingError(cannot(`strict decoding error: ${problems.join(", ")}`).status, problems);
+  }
+  if (mode === "Warn") ctx.warnings.push(...problems);
+  const decoded = decodeWith(target.schema, raw);
+  if (!decoded.ok) {
+    if (onMissing && decoded.issues.every((i) => i.missing)) {
+      const name = (raw.metadata as { name?: string } | undefined)?.name ?? "";
+      onMissing(name, decoded.issues.map((i) => fieldError.required(i.path)));
+    }
+    throw cannot(decoded.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "));
+  }
+  const obj = decoded.value as ObjectHeader;
+  obj.apiVersion = target.apiVersion;
+  obj.kind = expected;
+  return obj;
 }
+
+const SCALE: DecodeTarget = { apiVersion: "autoscaling/v1", version: "v1", kind: "Scale", schema: Scale, checkApiVersion: false };
 
 function dropUndefined(o: Record<string, unknown>): void {
   for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
