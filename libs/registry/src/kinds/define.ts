@@ -2,6 +2,7 @@
 import type { ObjectHeader } from "@orch/api";
 import { type LabelSelectorObject, labelSelectorFromObject, labelSelectorFromSet, labelSelectorString } from "@orch/machinery";
 import type { KindDefinition, PrinterColumn, ScaleMapping, Strategy, Verb } from "../kind.js";
+import { readPath } from "../json-path.js";
 
 export const ALL_VERBS: readonly Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
@@ -65,14 +66,7 @@ export const selectorString = (selector: unknown): string =>
   labelSelectorString(labelSelectorFromObject(selector as LabelSelectorObject | undefined));
 
 /** Reads a dotted path (`status.readyReplicas`) from an object. */
-export function at(obj: unknown, path: string): unknown {
-  let cur: unknown = obj;
-  for (const part of path.split(".")) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<string, unknown>)[part];
-  }
-  return cur;
-}
+export const at = readPath;
 
 export const column = (
   name: string,
