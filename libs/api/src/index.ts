@@ -12,3 +12,4 @@ export * from "./kinds/autoscaling.js";
 export * from "./kinds/apiextensions.js";
 export * from "./kinds/meta-list.js";
 export * from "./kinds/coordination.js";
+export * from "./shape.js";

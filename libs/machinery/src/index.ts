@@ -14,3 +14,4 @@ export * from "./quantity.js";
 export * from "./label-selector-validation.js";
 export { SelectorError } from "./selector-error.js";
 export { goAggregate, goQuote } from "./go-format.js";
+export * from "./shape.js";

@@ -1,7 +1,7 @@
 // A kind is a declaration plus a small strategy. The generic store (store.ts) does everything else;
 // no kind has request-path code of its own.
-import type { AnySchema, NamingProfile, ObjectHeader } from "@orch/api";
-import type { FieldError } from "@orch/machinery";
+import { type AnySchema, type NamingProfile, type ObjectHeader, shapeOf } from "@orch/api";
+import type { FieldError, Shape } from "@orch/machinery";
 
 export interface UserInfo {
   username: string;
@@ -90,6 +90,11 @@ export interface KindDefinition {
   namespaced: boolean;
   /** Decodes bodies: type checks, pruning, static defaults. */
   schema: AnySchema;
+  /**
+   * How the data merges (list and struct semantics) for strategic merge and server-side apply.
+   * Built-in kinds derive it from `schema` (see `kindShape`); custom resources from their CRD's schema.
+   */
+  shape?: Shape;
   /** Defaults that depend on other fields, applied after decoding. */
   defaults?: (obj: ObjectHeader) => void;
   /** The main endpoint's strategy. */
@@ -153,3 +158,6 @@ export function specFields(o: ObjectHeader): Record<string, unknown> {
   const { apiVersion: _a, kind: _k, metadata: _m, status: _s, ...rest } = o;
   return rest;
 }
+
+/** The merge shape of a kind's objects. */
+export const kindShape = (k: Pick<KindDefinition, "shape" | "schema">): Shape => k.shape ?? shapeOf(k.schema);

@@ -6,6 +6,7 @@ import { bool, int32, int64, intOrString, mapList, opt, str } from "../schema.js
 import { PodTemplateSpec, defaultPodTemplateSpec } from "./core.js";
 import { ConditionFields } from "./fields.js";
 import { listOf } from "./meta-list.js";
+import { withStructSemantics } from "../shape.js";
 
 export const RollingUpdateDeployment = v.object({
   maxUnavailable: opt(intOrString()),
@@ -14,13 +15,16 @@ export const RollingUpdateDeployment = v.object({
 
 /**
  * `spec.strategy` carries `patchStrategy=retainKeys` in Kubernetes: a strategic merge patch that sets
- * `type: Recreate` clears `rollingUpdate`. (List semantics metadata cannot express a struct strategy.)
+ * `type: Recreate` clears `rollingUpdate`.
  */
-export const DeploymentStrategy = v.object({
-  type: opt(str(), "RollingUpdate"),
-  // Defaulted (25%/25%) by defaultDeployment, only when type is RollingUpdate.
-  rollingUpdate: opt(RollingUpdateDeployment),
-});
+export const DeploymentStrategy = withStructSemantics(
+  v.object({
+    type: opt(str(), "RollingUpdate"),
+    // Defaulted (25%/25%) by defaultDeployment, only when type is RollingUpdate.
+    rollingUpdate: opt(RollingUpdateDeployment),
+  }),
+  { retainKeys: true },
+);
 
 // `selector` and `template` are required by Kubernetes' validation (422), not by its decoder: a body
 // without them decodes, as in Go, and the strategy reports `spec.selector: Required value`.
