@@ -88,6 +88,8 @@ export interface KindDefinition {
   shortNames: readonly string[];
   categories: readonly string[];
   namespaced: boolean;
+  /** A custom resource served from a CustomResourceDefinition (JSON merge semantics for strategic patches). */
+  custom?: boolean;
   /** Decodes bodies: type checks, pruning, static defaults. */
   schema: AnySchema;
   /**
