@@ -1,6 +1,13 @@
 // A real nats-server and a real apiserver process per test file, and small builders for the objects
 // tests write.
-import { type ApiserverProcess, type ApiserverProcessOptions, type NatsServer, startApiserverProcess, startNatsServer } from "@orch/testing";
+import {
+  type ApiserverProcess,
+  type ApiserverProcessOptions,
+  type NatsServer,
+  type NatsServerOptions,
+  startApiserverProcess,
+  startNatsServer,
+} from "@orch/testing";
 import { afterAll, beforeAll } from "vitest";
 import { ApiClient, type KubeObject, type ResourceRef } from "../src/index.js";
 
@@ -11,8 +18,11 @@ export interface Cluster {
   client: ApiClient;
 }
 
-export async function startCluster(options: Omit<ApiserverProcessOptions, "natsUrl"> = {}): Promise<Cluster & { stop(): Promise<void> }> {
-  const nats = await startNatsServer();
+export async function startCluster(
+  options: Omit<ApiserverProcessOptions, "natsUrl"> = {},
+  natsOptions: NatsServerOptions = {},
+): Promise<Cluster & { stop(): Promise<void> }> {
+  const nats = await startNatsServer(natsOptions);
   const apiserver = await startApiserverProcess({ ...options, natsUrl: nats.url });
   const client = ApiClient.fromKubeconfig(apiserver.kubeconfigPath, { userAgent: "orch-client-test" });
   return {
@@ -28,9 +38,9 @@ export async function startCluster(options: Omit<ApiserverProcessOptions, "natsU
 }
 
 /** One cluster for the whole test file; its fields are filled in before the first test. */
-export function useCluster(options: Omit<ApiserverProcessOptions, "natsUrl"> = {}): Cluster {
+export function useCluster(options: Omit<ApiserverProcessOptions, "natsUrl"> = {}, natsOptions: NatsServerOptions = {}): Cluster {
   const c = {} as Cluster & { stop?: () => Promise<void> };
-  beforeAll(async () => Object.assign(c, await startCluster(options)));
+  beforeAll(async () => Object.assign(c, await startCluster(options, natsOptions)));
   afterAll(async () => c.stop?.());
   return c;
 }

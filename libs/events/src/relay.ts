@@ -13,6 +13,11 @@ export interface EventEnvelope {
   type: "ADDED" | "MODIFIED" | "DELETED";
   revision: number;
   object: unknown;
+  /**
+   * The object was larger than the NATS server's max_payload: `object` carries only its type and
+   * identifying metadata, and a consumer reads the object from the API (Informer does).
+   */
+  truncated?: true;
 }
 
 export interface RelayOptions {
@@ -28,6 +33,23 @@ const PUBLISH_TIMEOUT_MS = 2000;
 export function envelopeText(change: Change): string {
   return `{"type":"${change.type}","revision":${change.revision},"object":${change.value}}`;
 }
+
+/** Room for the envelope's own fields and the headers within max_payload. */
+const ENVELOPE_HEADROOM = 4096;
+
+/**
+ * The envelope of a change, reduced to the object's identity when the whole one would exceed the
+ * server's payload limit: a refused message would block every revision after it.
+ */
+export function envelopeWithin(change: Change, maxPayload: number): string {
+  const full = envelopeText(change);
+  if (Buffer.byteLength(full) + ENVELOPE_HEADROOM <= maxPayload) return full;
+  const { apiVersion, kind, metadata } = JSON.parse(change.value) as { apiVersion?: string; kind?: string; metadata?: Record<string, unknown> };
+  const identity = { apiVersion, kind, metadata: pick(metadata ?? {}, ["name", "namespace", "uid", "resourceVersion", "generation"]) };
+  return JSON.stringify({ type: change.type, revision: change.revision, object: identity, truncated: true });
+}
+
+const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 
 export class EventRelay {
   private draining: Promise<void> | undefined;
@@ -141,12 +163,16 @@ export class EventRelay {
       const after = await this.storage.publishedRevision();
       const batch = await this.storage.changes(after, BATCH);
       if (batch.length === 0) return;
-      // Publishes are pipelined on one connection, which keeps them in order.
+      // Publishes are pipelined on one connection, which keeps them in order: the server stores them in
+      // the order sent, so when a later one was stored an earlier failure can only be a lost ack (the
+      // message is stored; its re-publish is a duplicate) or a refusal of that one message, which
+      // envelopeWithin rules out for size, the one per-message refusal the stream can make.
+      const maxPayload = this.nc!.info?.max_payload ?? 1024 * 1024;
       await Promise.all(
         batch.map((change) => {
           const h = headers();
           h.set(REVISION_HEADER, String(change.revision));
-          return js.publish(subjectForChange(change), envelopeText(change), {
+          return js.publish(subjectForChange(change), envelopeWithin(change, maxPayload), {
             msgID: `${this.epoch}-${change.revision}`,
             headers: h,
             // A publish racing a disconnect that nats.js has not noticed yet would otherwise hang for its

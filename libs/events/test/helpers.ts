@@ -1,5 +1,5 @@
 import { type KubeObject, type ObjectKey, SqliteStorage, type Storage } from "@orch/storage";
-import { type NatsServer, startNatsServer } from "@orch/testing";
+import { type NatsServer, type NatsServerOptions, startNatsServer } from "@orch/testing";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,8 +15,8 @@ afterEach(async () => {
 export const onCleanup = (cleanup: () => Promise<void> | void): void => void cleanups.push(cleanup);
 
 /** A nats-server of its own for this test: each test gets a fresh stream and duplicate window. */
-export async function nats(): Promise<NatsServer> {
-  const server = await startNatsServer();
+export async function nats(options: NatsServerOptions = {}): Promise<NatsServer> {
+  const server = await startNatsServer(options);
   onCleanup(() => server.stop());
   return server;
 }

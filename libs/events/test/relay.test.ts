@@ -2,7 +2,7 @@ import type { Storage } from "@orch/storage";
 import { connect } from "nats";
 import { describe, expect, it } from "vitest";
 import { EVENTS_STREAM, EventRelay } from "../src/index.js";
-import { churn, expectStreamMatchesLog, nats, onCleanup, published, readStream, storage, waitFor } from "./helpers.js";
+import { churn, expectStreamMatchesLog, nats, object, onCleanup, published, readStream, storage, waitFor } from "./helpers.js";
 
 /** Starts a relay that the test stops (or the cleanup does). */
 async function relay(s: Storage, url: string): Promise<EventRelay> {
@@ -147,6 +147,25 @@ describe("EventRelay", () => {
     await published(s);
     await expectStreamMatchesLog(server.url, s);
     await second.stop();
+  });
+
+  it("publishes an object larger than the server's max_payload as its identity, without holding up later revisions", async () => {
+    const server = await nats({ maxPayload: 64 * 1024 });
+    const s = storage();
+    await relay(s, server.url);
+    const big = { resource: "core/secrets", namespace: "default", name: "big" };
+    await s.create(big, object("big", { data: { blob: "x".repeat(100 * 1024) } }));
+    await churn(s, 10);
+    await published(s);
+    const stream = await readStream(server.url);
+    expect(stream.map((m) => m.envelope.revision)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+    expect(stream[0]!.envelope).toEqual({
+      type: "ADDED",
+      revision: 1,
+      object: { metadata: { name: "big", resourceVersion: "1" } },
+      truncated: true,
+    });
+    expect(stream[1]!.envelope.truncated).toBeUndefined();
   });
 });
 

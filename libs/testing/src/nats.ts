@@ -1,7 +1,7 @@
 // Starts a real nats-server with JetStream for tests, as nats.js's own tests do. Each call gets its own
 // port and store directory; `stop` and `restart` act on that one child process only.
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants, mkdtempSync } from "node:fs";
+import { accessSync, constants, mkdtempSync, writeFileSync } from "node:fs";
 import { type Socket, connect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -42,10 +42,22 @@ export function natsServerBinary(): string {
   return "/usr/sbin/nats-server";
 }
 
-export async function startNatsServer(): Promise<NatsServer> {
+export interface NatsServerOptions {
+  /** The server's max_payload in bytes (nats-server's default is 1 MiB). */
+  maxPayload?: number;
+}
+
+export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer> {
   const binary = natsServerBinary();
   const port = await freePort();
   const storeDir = mkdtempSync(join(tmpdir(), "orch-nats-"));
+  // Settings without a command-line flag go in a config file inside the store directory.
+  const configArgs: string[] = [];
+  if (options.maxPayload !== undefined) {
+    const config = join(storeDir, "nats.conf");
+    writeFileSync(config, `max_payload: ${options.maxPayload}\n`);
+    configArgs.push("-c", config);
+  }
   let child: ChildProcess | undefined;
 
   const watchdog = spawn("/bin/sh", ["-c", WATCHDOG, "orch-nats-watchdog", storeDir], {
@@ -64,7 +76,7 @@ export async function startNatsServer(): Promise<NatsServer> {
   };
 
   const start = async (): Promise<void> => {
-    const proc = spawn(binary, ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], {
+    const proc = spawn(binary, [...configArgs, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", storeDir], {
       stdio: ["ignore", "ignore", "pipe"],
     });
     child = proc;

@@ -1,6 +1,6 @@
 // `npm start`: NATS (unless ORCH_NATS_URL is set), the apiserver and every controller app, each its
 // own process with the environment of the contract. Ctrl-C or SIGTERM stops them all.
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { createServer, connect } from "node:net";
 import { dirname, join, resolve } from "node:path";
@@ -71,8 +71,13 @@ async function main(): Promise<void> {
 
   if (!env.ORCH_NATS_URL) {
     const port = await freePort();
+    // Room for the largest object the apiserver accepts (3 MiB) in one event; larger ones would be sent
+    // as their identity only (see libs/events envelopeWithin).
+    const config = join(dataDir, "nats.conf");
+    mkdirSync(dataDir, { recursive: true });
+    writeFileSync(config, "max_payload: 4MB\n");
     const nats = new Supervised(
-      { name: "nats", command: findNatsServer(), args: ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", join(dataDir, "nats")],
+      { name: "nats", command: findNatsServer(), args: ["-c", config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", join(dataDir, "nats")],
         env,
         // nats-server's banner is noise here; its warnings and errors are not.
         show: (line) => !line.includes("[INF]"),

@@ -15,6 +15,7 @@ import {
 } from "@orch/machinery";
 import type { NatsConnection } from "nats";
 import type { ApiClient } from "../client.js";
+import { isNotFound } from "../errors.js";
 import { type KubeObject, type ResourceRef, keyOf } from "../types.js";
 import { Cache, type IndexFunc } from "./cache.js";
 import { HttpWatchSource } from "./http-source.js";
@@ -79,6 +80,8 @@ export interface InformerSink<T extends KubeObject> {
   apply(type: "ADDED" | "MODIFIED" | "DELETED", obj: T, revision: number): Promise<void>;
   /** Progress without a change (bookmark). */
   progress(revision: number): void;
+  /** Reads the current state of an object an event only identified; undefined when it is gone. */
+  fetch(identity: T): Promise<T | undefined>;
   error(e: unknown): void;
   /** Waits before a retry: exponential with jitter, up to 10 s; resolves early when the informer stops. */
   backoff(attempt: number): Promise<void>;
@@ -211,6 +214,15 @@ export class Informer<T extends KubeObject> {
         if (revision > this.current) this.current = revision;
       },
       error: (e) => this.report(e),
+      fetch: async (identity) => {
+        const { name = "", namespace } = identity.metadata ?? {};
+        try {
+          return await this.client.get<T>(this.options.ref, name, namespace ? { namespace } : {});
+        } catch (e) {
+          if (isNotFound(e)) return undefined;
+          throw e;
+        }
+      },
       backoff: (attempt) => this.sleep(Math.min(10_000, 200 * 2 ** Math.min(attempt, 6)) * (0.5 + Math.random() / 2)),
     };
   }

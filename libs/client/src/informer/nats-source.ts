@@ -258,7 +258,10 @@ export class NatsEventSource<T extends KubeObject> implements EventSource<T> {
     if (Number.isSafeInteger(header) && header <= position.revision) return;
     const envelope = JSON.parse(m.string()) as EventEnvelope;
     if (envelope.revision <= position.revision) return;
-    await sink.apply(envelope.type, envelope.object as T, envelope.revision);
+    let object = envelope.object as T | undefined;
+    // Too large for NATS: read it (a newer state is fine; a deleted one is followed by its DELETED event).
+    if (envelope.truncated && envelope.type !== "DELETED") object = await sink.fetch(object!);
+    if (object) await sink.apply(envelope.type, object, envelope.revision);
     position.revision = envelope.revision;
   }
 }
