@@ -12,6 +12,7 @@ import { runBaselineServer } from "./baseline.js";
 import { eventRate, natsLatency } from "./events.js";
 import { type LoadResult, type Tls, percentile, pool, runLoad } from "./load.js";
 import { tokenLoad } from "./tokens.js";
+import { watcherFanout } from "./watchers.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const quick = process.argv.includes("--quick");
@@ -26,6 +27,9 @@ const N = {
   /** Seconds of creates at 1,000/s for the NATS latency; creates for the events/s. */
   natsSeconds: quick ? 2 : 5,
   natsEvents: quick ? 3_000 : 20_000,
+  /** HTTP watchers on one resource, and the creates (at 100/s) each of them receives. */
+  watchers: quick ? 200 : 1_000,
+  fanoutEvents: quick ? 100 : 500,
 };
 const CONCURRENCY = 32;
 
@@ -253,9 +257,10 @@ async function main(): Promise<void> {
   listTimes.sort((a, b) => a - b);
 
   const watch = await watchLatency(api, p);
+  const fanout = await watcherFanout(api.origin, api.tls, p, N.watchers, N.fanoutEvents, 100);
   const tokens = await tokenLoad(api.origin, api.tls, p, N.tokens, CONCURRENCY);
 
-  const stored = 1000 + N.creates + N.list + N.watchEvents;
+  const stored = 1000 + N.creates + N.list + N.watchEvents + N.fanoutEvents;
   await createNamespace(p, "bulk");
   if (N.stored > stored) await createMany(p, "bulk", "b", N.stored - stored);
   const rssLoaded = rssMiB(api.child.pid!);
@@ -295,6 +300,11 @@ async function main(): Promise<void> {
     [`list of ${N.list.toLocaleString("en")} objects`, `${fmt(percentile(listTimes, 50))} ms median, ${fmt(listTimes[0]!)} ms best (${fmt(listBytes / 2 ** 20)} MiB)`, "≤ 200 ms"],
     ["create request → watch event", `p50 ${fmt(watch.p50)} ms, p99 ${fmt(watch.p99)} ms`, "p99 ≤ 10 ms"],
     [
+      `create request → watch event at each of ${fanout.watchers.toLocaleString("en")} HTTP watchers, ${fanout.events} creates at 100/s`,
+      `p50 ${fmt(fanout.p50)} ms, p99 ${fmt(fanout.p99)} ms (${fanout.deliveries.toLocaleString("en")} of ${(fanout.watchers * fanout.events).toLocaleString("en")} deliveries)`,
+      "p99 ≤ 100 ms",
+    ],
+    [
       `create request → core NATS subscriber event at ${fmt(natsLat.sentPerSecond, 0)} creates/s for ${N.natsSeconds} s (upper bound of commit → subscriber)`,
       `p50 ${fmt(natsLat.p50)} ms, p99 ${fmt(natsLat.p99)} ms (${natsLat.events} events)`,
       "p99 ≤ 15 ms",
@@ -315,7 +325,7 @@ async function main(): Promise<void> {
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
   const tokenErrors = tokens.issued.errors + tokens.reviewsFresh.errors + tokens.reviewsSame.errors + tokens.requests.errors;
-  const errors = creates.errors + gets.errors + natsLat.errors + tokenErrors + base.creates.errors + base.gets.errors;
+  const errors = creates.errors + gets.errors + fanout.errors + natsLat.errors + tokenErrors + base.creates.errors + base.gets.errors;
   if (errors > 0) console.log(`\n${errors} requests failed`);
 }
 

@@ -341,6 +341,17 @@ async function deleteOptions(req: IncomingRequest): Promise<{ options: DeleteOpt
   return { options, dryRun: dryRunValues.length > 0 };
 }
 
+const encoder = new TextEncoder();
+/** The last line encoded: every watcher of a resource sends the same line for a change, so encode it once. */
+let lastLine: { type: string; object: string; bytes: Uint8Array } | undefined;
+
+function encodeLine(type: string, object: string): Uint8Array {
+  if (lastLine && lastLine.object === object && lastLine.type === type) return lastLine.bytes;
+  const bytes = encoder.encode(`{"type":"${type}","object":${object}}\n`);
+  lastLine = { type, object, bytes };
+  return bytes;
+}
+
 /** Streams watch events as JSON lines until the timeout, the client leaving, or an error. */
 async function watch(
   deps: ResourceDeps,
@@ -352,8 +363,7 @@ async function watch(
   const options = { ...listOptions(req), limit: undefined };
   const timeoutSeconds = int(req.query, "timeoutSeconds");
   const bookmarks = options.allowWatchBookmarks === true;
-  const encoder = new TextEncoder();
-  const line = (type: string, object: unknown) => encoder.encode(`{"type":"${type}","object":${typeof object === "string" ? object : JSON.stringify(object)}}\n`);
+  const line = (type: string, object: unknown) => encodeLine(type, typeof object === "string" ? object : JSON.stringify(object));
   let watcher: Awaited<ReturnType<ResourceStore["watch"]>>;
   try {
     watcher = await store.watch(options, deps.initialEventsAnnotation);
