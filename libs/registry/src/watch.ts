@@ -95,17 +95,25 @@ export class Watcher implements AsyncIterable<WatchEvent> {
     return this.closed;
   }
 
-  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
-    for (;;) {
-      const batch = this.queue;
-      if (batch.length > 0) {
-        this.queue = [];
-        yield* batch;
-        continue;
-      }
-      if (this.closed) return;
+  /**
+   * Everything queued, waiting for at least one event; empty once closed and drained. A consumer that
+   * falls behind gets larger batches, so it spends less per event exactly when it must catch up.
+   */
+  async nextBatch(): Promise<WatchEvent[]> {
+    while (this.queue.length === 0 && !this.closed) {
       await new Promise<void>((resolve) => (this.wake = resolve));
       this.wake = undefined;
+    }
+    const batch = this.queue;
+    this.queue = [];
+    return batch;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+    for (;;) {
+      const batch = await this.nextBatch();
+      if (batch.length === 0) return;
+      yield* batch;
     }
   }
 }

@@ -352,6 +352,16 @@ function encodeLine(type: string, object: string): Uint8Array {
   return bytes;
 }
 
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.byteLength, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.byteLength;
+  }
+  return out;
+}
+
 /** Streams watch events as JSON lines until the timeout, the client leaving, or an error. */
 async function watch(
   deps: ResourceDeps,
@@ -384,48 +394,52 @@ async function watch(
   };
   const timeoutMs = (timeoutSeconds && timeoutSeconds > 0 ? timeoutSeconds : 1800 * (1 + Math.random())) * 1000;
   let lastRevision = 0;
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const stop = () => {
-        clearTimeout(timer);
-        clearInterval(ticker);
-        watcher.close();
-      };
-      const timer = setTimeout(stop, timeoutMs);
-      // Periodic bookmarks tell the client how far the stream has progressed even without changes.
-      const ticker = setInterval(() => {
-        if (!bookmarks) return;
-        const revision = Math.max(lastRevision, store.currentRevision());
-        watcher.push({
-          type: "BOOKMARK",
-          revision,
-          object: JSON.stringify({ kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: { resourceVersion: String(revision) } }),
-        });
-      }, 60_000);
-      req.onClose(stop);
-      void (async () => {
-        try {
-          for await (const event of watcher) {
+  let ended = false;
+  const timer = setTimeout(() => watcher.close(), timeoutMs);
+  // Periodic bookmarks tell the client how far the stream has progressed even without changes.
+  const ticker = setInterval(() => {
+    if (!bookmarks) return;
+    const revision = Math.max(lastRevision, store.currentRevision());
+    watcher.push({
+      type: "BOOKMARK",
+      revision,
+      object: JSON.stringify({ kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: { resourceVersion: String(revision) } }),
+    });
+  }, 60_000);
+  const stop = () => {
+    clearTimeout(timer);
+    clearInterval(ticker);
+    watcher.close();
+  };
+  req.onClose(stop);
+  // Pulled, one chunk per read: events that queued while the socket was busy go out in one write.
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (ended) return;
+        const lines: Uint8Array[] = [];
+        // A pull that enqueues nothing is not called again: wait for a line, or the end (an empty batch).
+        let batch: WatchEvent[];
+        do {
+          batch = await watcher.nextBatch();
+          for (const event of batch) {
             if (event.type === "BOOKMARK" && !bookmarks) continue;
             lastRevision = Math.max(lastRevision, event.revision);
-            controller.enqueue(line(event.type, render(event)));
+            lines.push(line(event.type, render(event)));
           }
-          if (watcher.endReason) {
-            controller.enqueue(line("ERROR", errors.gone(`watch closed: ${watcher.endReason}`).status));
-          }
-        } finally {
+        } while (lines.length === 0 && batch.length > 0);
+        if (lines.length === 0) {
+          ended = true;
           stop();
-          try {
-            controller.close();
-          } catch {
-            // already closed by the client
-          }
+          if (watcher.endReason) controller.enqueue(line("ERROR", errors.gone(`watch closed: ${watcher.endReason}`).status));
+          controller.close();
+          return;
         }
-      })();
+        if (lines.length > 0) controller.enqueue(lines.length === 1 ? lines[0]! : concat(lines));
+      },
+      cancel: stop,
     },
-    cancel() {
-      watcher.close();
-    },
-  });
+    { highWaterMark: 0 },
+  );
   return new Response(stream, { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-cache" } });
 }
