@@ -96,7 +96,7 @@ export async function installCrd(client: ApiClient, crd: KubeObject, resource: R
 }
 
 /** The CustomResourceDefinition of ${s.kind}, for the naming profile the control plane runs with. */
-export function crdManifest(profile: NamingProfile): KubeObject {
+export function crdManifest(profile: NamingProfile): KubeObject & { spec: unknown } {
   const x = profile.extensionPrefix;
   return {
     apiVersion: \`\${profile.group("apiextensions")}/v1\`,
