@@ -1,4 +1,5 @@
-// @orch/cel: the CEL environments orch evaluates. Today: DRA device selectors (DeviceClass, spec 2.7).
+// @orch/cel: the CEL environments orch evaluates: DRA device selectors (DeviceClass, spec 2.7) and
+// CustomResourceDefinition validation rules (spec 2.12).
 export {
   CEL_SELECTOR_EXPRESSION_MAX_COST,
   CEL_SELECTOR_EXPRESSION_MAX_LENGTH,
@@ -14,3 +15,14 @@ export {
 } from "./device-selector.js";
 export { Quantity, QuantityError } from "./quantity.js";
 export { Semver, SemverError } from "./semver.js";
+export {
+  CRD_RULE_PER_CALL_COST_LIMIT,
+  CRD_RULES_RUNTIME_COST_BUDGET,
+  compileCrdRules,
+  escapeFieldName,
+  type CompiledCrdRule,
+  type CrdRule,
+  type RuleEvaluation,
+  type RuleField,
+  type RuleType,
+} from "./crd-rules.js";

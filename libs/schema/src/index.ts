@@ -29,3 +29,7 @@ export interface StructuralSchema {
   /** List/map semantics for strategic merge and server-side apply. */
   readonly shape: Shape;
 }
+
+export { compileSchema } from "./compile.js";
+export { resolveSchemaFieldPath, validateSchemaRules } from "./schema-rules.js";
+export { compilePattern } from "./openapi.js";

@@ -1,0 +1,480 @@
+// The CEL environment of CustomResourceDefinition validation rules (`x-*-validations`), as
+// apiextensions-apiserver pkg/apiserver/schema/cel (compilation.go) builds it: `self` typed by the
+// schema node the rule sits on, `oldSelf` the same type (or optional<type> with optionalOldSelf), the
+// Kubernetes libraries orch has (quantity, semver, lists, regex), and a metered evaluator with
+// Kubernetes' per-call cost limit. This module knows types, not schemas: @orch/schema derives a
+// RuleType from a structural schema and walks the object.
+import { Environment, Optional } from "@marcbachmann/cel-js";
+import { CostLimitExceeded, type AstNode } from "./environment.js";
+import { Quantity } from "./quantity.js";
+import { regexpProblem } from "./regexp-guard.js";
+import { Semver } from "./semver.js";
+
+/** celconfig.PerCallLimit: the runtime cost one rule evaluation may use. */
+export const CRD_RULE_PER_CALL_COST_LIMIT = 1_000_000;
+/** celconfig.RuntimeCELCostBudget: the runtime cost all rules of one object may use together. */
+export const CRD_RULES_RUNTIME_COST_BUDGET = 10_000_000;
+
+/** The CEL type of a schema node (apiserver/pkg/cel/common.SchemaDeclType). */
+export type RuleType =
+  | { readonly kind: "object"; readonly fields: readonly RuleField[] }
+  | { readonly kind: "map"; readonly value: RuleType }
+  | { readonly kind: "list"; readonly item: RuleType }
+  | { readonly kind: "int" | "double" | "string" | "bool" | "bytes" | "timestamp" | "duration" | "dyn" };
+
+/** A member of an object type, by its JSON name; CEL sees it under its escaped name. */
+export interface RuleField {
+  readonly name: string;
+  readonly type: RuleType;
+}
+
+const reservedSymbols = new Set([
+  "true", "false", "null", "in", "as", "break", "const", "continue", "else", "for", "function", "if",
+  "import", "let", "loop", "package", "namespace", "return", "var", "void", "while",
+]);
+
+/**
+ * The CEL name of a property (apiserver/pkg/cel.Escape): reserved words become `__word__`, and `__`,
+ * `.`, `-`, `/` become `__underscores__`, `__dot__`, `__dash__`, `__slash__`. Undefined when the name
+ * cannot be accessed from CEL (it starts with a digit or has other characters).
+ */
+export function escapeFieldName(name: string): string | undefined {
+  if (name === "" || /^[0-9]/.test(name)) return undefined;
+  if (reservedSymbols.has(name)) return `__${name}__`;
+  let ok = true;
+  const escaped = name.replace(/__|[-./]|[^a-zA-Z0-9_]/g, (s) => {
+    switch (s) {
+      case "__":
+        return "__underscores__";
+      case ".":
+        return "__dot__";
+      case "-":
+        return "__dash__";
+      case "/":
+        return "__slash__";
+      default:
+        ok = false;
+        return "";
+    }
+  });
+  return ok ? escaped : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The base environment: libraries every rule environment starts from.
+// ---------------------------------------------------------------------------------------------
+
+const base = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true })
+  .registerType("kubernetes.Quantity", Quantity)
+  .registerType("kubernetes.Semver", Semver);
+
+const Q = "kubernetes.Quantity";
+const S = "kubernetes.Semver";
+base
+  .registerFunction(`quantity(string): ${Q}`, (s: string) => Quantity.parse(s))
+  .registerFunction("isQuantity(string): bool", (s: string) => Quantity.isQuantity(s))
+  .registerFunction(`${Q}.sign(): int`, (q: Quantity) => q.sign())
+  .registerFunction(`${Q}.isInteger(): bool`, (q: Quantity) => q.isInteger())
+  .registerFunction(`${Q}.asInteger(): int`, (q: Quantity) => q.asInteger())
+  .registerFunction(`${Q}.asApproximateFloat(): double`, (q: Quantity) => q.asApproximateFloat())
+  .registerFunction(`${Q}.add(${Q}): ${Q}`, (a: Quantity, b: Quantity) => a.add(b))
+  .registerFunction(`${Q}.add(int): ${Q}`, (a: Quantity, b: bigint) => a.add(new Quantity(b)))
+  .registerFunction(`${Q}.sub(${Q}): ${Q}`, (a: Quantity, b: Quantity) => a.add(b.negate()))
+  .registerFunction(`${Q}.sub(int): ${Q}`, (a: Quantity, b: bigint) => a.add(new Quantity(-b)))
+  .registerFunction(`${Q}.isLessThan(${Q}): bool`, (a: Quantity, b: Quantity) => a.compareTo(b) < 0n)
+  .registerFunction(`${Q}.isGreaterThan(${Q}): bool`, (a: Quantity, b: Quantity) => a.compareTo(b) > 0n)
+  .registerFunction(`${Q}.compareTo(${Q}): int`, (a: Quantity, b: Quantity) => a.compareTo(b))
+  .registerOperator(`${Q} == ${Q}`, (a: Quantity, b: Quantity) => a.compareTo(b) === 0n)
+  .registerFunction(`semver(string): ${S}`, (s: string) => Semver.parse(s))
+  .registerFunction("isSemver(string): bool", (s: string) => Semver.isSemver(s))
+  .registerFunction(`${S}.isLessThan(${S}): bool`, (a: Semver, b: Semver) => a.compareTo(b) < 0n)
+  .registerFunction(`${S}.isGreaterThan(${S}): bool`, (a: Semver, b: Semver) => a.compareTo(b) > 0n)
+  .registerFunction(`${S}.compareTo(${S}): int`, (a: Semver, b: Semver) => a.compareTo(b))
+  .registerFunction(`${S}.major(): int`, (v: Semver) => v.major)
+  .registerFunction(`${S}.minor(): int`, (v: Semver) => v.minor)
+  .registerFunction(`${S}.patch(): int`, (v: Semver) => v.patch)
+  .registerOperator(`${S} == ${S}`, (a: Semver, b: Semver) => a.compareTo(b) === 0n);
+
+// Lists library (k8s.io/apiserver/pkg/cel/library/lists.go), for the comparable element types.
+const compare = (a: unknown, b: unknown): number => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
+for (const t of ["int", "double", "string"] as const) {
+  const zero = t === "int" ? 0n : t === "double" ? 0 : "";
+  base
+    .registerFunction(`list<${t}>.isSorted(): bool`, (l: unknown[]) => l.every((x, i) => i === 0 || compare(l[i - 1], x) <= 0))
+    .registerFunction(`list<${t}>.indexOf(${t}): int`, (l: unknown[], x: unknown) => BigInt(l.indexOf(x)))
+    .registerFunction(`list<${t}>.lastIndexOf(${t}): int`, (l: unknown[], x: unknown) => BigInt(l.lastIndexOf(x)));
+  if (t !== "string") {
+    base.registerFunction(`list<${t}>.sum(): ${t}`, (l: unknown[]) =>
+      l.reduce((a: unknown, b: unknown) => (a as number) + (b as number), zero),
+    );
+  }
+  for (const name of ["min", "max"] as const) {
+    base.registerFunction(`list<${t}>.${name}(): ${t}`, (l: unknown[]) => {
+      if (l.length === 0) throw new Error(`${name} called on empty list`);
+      return l.reduce((a, b) => (compare(a, b) * (name === "min" ? 1 : -1) <= 0 ? a : b));
+    });
+  }
+}
+
+// Regex library (k8s.io/apiserver/pkg/cel/library/regex.go) and the strings extension's replace.
+const regex = (pattern: string): RegExp => {
+  const problem = regexpProblem(pattern);
+  if (problem) throw new Error(problem);
+  return new RegExp(pattern, "u");
+};
+base
+  .registerFunction("string.find(string): string", (s: string, p: string) => regex(p).exec(s)?.[0] ?? "")
+  .registerFunction("string.findAll(string): list<string>", (s: string, p: string) =>
+    [...s.matchAll(new RegExp(regex(p).source, "gu"))].map((m) => m[0]),
+  )
+  .registerFunction("string.findAll(string, int): list<string>", (s: string, p: string, n: bigint) => {
+    const all = [...s.matchAll(new RegExp(regex(p).source, "gu"))].map((m) => m[0]);
+    return n < 0n ? all : all.slice(0, Number(n));
+  })
+  .registerFunction("string.replace(string, string): string", (s: string, a: string, b: string) => s.replaceAll(a, b))
+  .registerFunction("string.replace(string, string, int): string", (s: string, a: string, b: string, n: bigint) => {
+    if (n < 0n) return s.replaceAll(a, b);
+    let out = s;
+    let from = 0;
+    for (let i = 0n; i < n; i++) {
+      const at = out.indexOf(a, from);
+      if (at < 0) break;
+      out = out.slice(0, at) + b + out.slice(at + a.length);
+      from = at + b.length;
+    }
+    return out;
+  })
+  .registerFunction("string.charAt(int): string", (s: string, i: bigint) => {
+    const chars = [...s];
+    if (i < 0n || i > BigInt(chars.length)) throw new Error(`index out of range: ${i}`);
+    return chars[Number(i)] ?? "";
+  });
+
+// ---------------------------------------------------------------------------------------------
+// Metering: every AST node evaluated costs one unit (see environment.ts for the engine contract).
+// ---------------------------------------------------------------------------------------------
+
+interface Evaluator {
+  run(node: AstNode, ctx: unknown): unknown;
+}
+
+interface Meter {
+  cost: number;
+  readonly limit: number;
+}
+
+let meter: Meter | undefined;
+const instrumented = new WeakSet<object>();
+
+/** Replaces the environment's evaluator `run` with a counting one (once per evaluator). */
+function instrument(env: Environment): void {
+  const probe = env.parse("true");
+  let captured: Evaluator | undefined;
+  const root = probe.ast as unknown as { evaluate: AstNode["evaluate"] };
+  root.evaluate = (evaluator) => {
+    captured = evaluator as Evaluator;
+    return true;
+  };
+  probe({});
+  if (!captured) throw new Error("@orch/cel: could not reach the CEL evaluator");
+  if (instrumented.has(captured)) return;
+  instrumented.add(captured);
+  captured.run = function meteredRun(this: Evaluator, node: AstNode, ctx: unknown): unknown {
+    const m = meter;
+    if (m) {
+      m.cost += 1;
+      if (m.cost > m.limit) throw new CostLimitExceeded();
+    }
+    return node.evaluate(this, node, ctx);
+  };
+}
+
+function metered<T>(limit: number, evaluate: () => T): { value?: T; error?: unknown; cost: number } {
+  const m: Meter = { cost: 0, limit };
+  const outer = meter;
+  meter = m;
+  try {
+    const value = evaluate();
+    return m.cost > limit ? { error: new CostLimitExceeded(), cost: m.cost } : { value, cost: m.cost };
+  } catch (error) {
+    return { error: m.cost > limit ? new CostLimitExceeded() : error, cost: m.cost };
+  } finally {
+    meter = outer;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rule types and values
+// ---------------------------------------------------------------------------------------------
+
+type Ctor = new () => Record<string, unknown>;
+
+/** The engine's names of the well-known types. */
+const celScalarName = (kind: string): string =>
+  kind === "timestamp" ? "google.protobuf.Timestamp" : kind === "duration" ? "google.protobuf.Duration" : kind;
+
+let typeCounter = 0;
+
+/** The CEL declarations of one rule type tree: a class per object type, and value conversion. */
+class TypeSet {
+  private readonly names = new Map<RuleType, string>();
+  private readonly classes = new Map<RuleType, Ctor>();
+  private readonly order: RuleType[] = [];
+  readonly rootName: string;
+
+  constructor(readonly root: RuleType) {
+    // Kubernetes names the type of self afresh for each CRD, so that rules cannot depend on it.
+    this.rootName = this.celType(root, `selfType${++typeCounter}`);
+  }
+
+  /** The CEL spelling of a type, registering object types (children before parents). */
+  private celType(t: RuleType, name: string): string {
+    switch (t.kind) {
+      case "object": {
+        const known = this.names.get(t);
+        if (known) return known;
+        t.fields.forEach((f, i) => this.celType(f.type, `${name}_${i}`));
+        this.names.set(t, name);
+        this.classes.set(t, class {} as unknown as Ctor);
+        this.order.push(t);
+        return name;
+      }
+      case "map":
+        return `map<string, ${this.celType(t.value, `${name}_v`)}>`;
+      case "list":
+        return `list<${this.celType(t.item, `${name}_i`)}>`;
+      default:
+        return celScalarName(t.kind);
+    }
+  }
+
+  declare(env: Environment): void {
+    for (const t of this.order) {
+      if (t.kind !== "object") continue;
+      const fields: Record<string, string> = {};
+      for (const f of t.fields) {
+        const celName = escapeFieldName(f.name);
+        if (celName) fields[celName] = this.typeName(f.type);
+      }
+      env.registerType(this.names.get(t)!, { ctor: this.classes.get(t)!, fields });
+    }
+  }
+
+  private typeName(t: RuleType): string {
+    if (t.kind === "object") return this.names.get(t)!;
+    if (t.kind === "map") return `map<string, ${this.typeName(t.value)}>`;
+    if (t.kind === "list") return `list<${this.typeName(t.item)}>`;
+    return celScalarName(t.kind);
+  }
+
+  /** A decoded JSON value as CEL sees it under type `t` (UnstructuredToVal). */
+  toCel(value: unknown, t: RuleType): unknown {
+    if (value === null || value === undefined) return null;
+    switch (t.kind) {
+      case "object": {
+        if (!isRecord(value)) return untypedToCel(value);
+        const out = new (this.classes.get(t)!)();
+        for (const f of t.fields) {
+          const celName = escapeFieldName(f.name);
+          if (celName && Object.hasOwn(value, f.name) && value[f.name] !== null) out[celName] = this.toCel(value[f.name], f.type);
+        }
+        return out;
+      }
+      case "map":
+        return isRecord(value) ? new Map(Object.entries(value).map(([k, v]) => [k, this.toCel(v, t.value)])) : untypedToCel(value);
+      case "list":
+        return Array.isArray(value) ? value.map((v) => this.toCel(v, t.item)) : untypedToCel(value);
+      case "int":
+        return typeof value === "number" && Number.isInteger(value) ? BigInt(value) : untypedToCel(value);
+      case "double":
+        return typeof value === "number" ? value : untypedToCel(value);
+      case "bytes":
+        return typeof value === "string" ? new Uint8Array(Buffer.from(value, "base64")) : untypedToCel(value);
+      case "timestamp":
+        return typeof value === "string" ? new Date(value) : untypedToCel(value);
+      case "duration":
+        return typeof value === "string" ? parseDuration(value) : untypedToCel(value);
+      default:
+        return untypedToCel(value);
+    }
+  }
+}
+
+const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
+
+/** A value without a declared type: integers are CEL ints, objects are maps. */
+function untypedToCel(value: unknown): unknown {
+  if (typeof value === "number") return Number.isInteger(value) ? BigInt(value) : value;
+  if (Array.isArray(value)) return value.map(untypedToCel);
+  if (isRecord(value)) return new Map(Object.entries(value).map(([k, v]) => [k, untypedToCel(v)]));
+  return value;
+}
+
+/** A duration-formatted string as a CEL duration (a string that is not one stays a string). */
+function parseDuration(text: string): unknown {
+  try {
+    return base.evaluate(`duration(${JSON.stringify(text)})`);
+  } catch {
+    return text;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Compilation
+// ---------------------------------------------------------------------------------------------
+
+/** One x-*-validations entry, as far as compilation and evaluation need it. */
+export interface CrdRule {
+  rule: string;
+  message?: string | undefined;
+  messageExpression?: string | undefined;
+  optionalOldSelf?: boolean | undefined;
+}
+
+export type RuleEvaluation =
+  | { ok: true; value: unknown; cost: number }
+  /** `overload`, `cost` and `runtime` are the three ways Kubernetes words a failed evaluation. */
+  | { ok: false; reason: "overload" | "cost" | "runtime"; message: string; cost: number };
+
+export interface CompiledCrdRule {
+  /** `Required` when the rule is empty; `Invalid` for parse, type and result-type errors. */
+  readonly error?: { type: "Required" | "Invalid"; detail: string };
+  readonly messageExpressionError?: string;
+  /** The rule refers to `oldSelf`: a transition rule. */
+  readonly usesOldSelf: boolean;
+  readonly hasMessageExpression: boolean;
+  /** Evaluates the rule; `oldSelf` undefined means there is no old value. */
+  evaluate(self: unknown, oldSelf: unknown, costLimit: number): RuleEvaluation;
+  evaluateMessage(self: unknown, oldSelf: unknown, costLimit: number): RuleEvaluation;
+}
+
+interface CelError {
+  code?: string;
+  summary?: string;
+  message: string;
+  name?: string;
+  range?: { start: number };
+}
+
+/** cel-go's issue text: `ERROR: <input>:1:6: message`, the source line and a caret. */
+function celIssue(expression: string, e: CelError): string {
+  const summary = e.summary ?? e.message;
+  let message = summary;
+  if (e.name === "ParseError") message = `Syntax error: ${summary}`;
+  const subject = /: (.*)$/.exec(summary)?.[1] ?? "";
+  if (e.code === "unknown_variable") message = `undeclared reference to '${subject}' (in container '')`;
+  if (e.code === "no_such_key") message = `undefined field '${subject}'`;
+  let offset = e.range?.start ?? 0;
+  // cel-go places a field selection at its dot.
+  if (e.code === "no_such_key" && expression[offset - 1] === ".") offset--;
+  const before = expression.slice(0, offset);
+  const line = before.split("\n").length;
+  const column = offset - (before.lastIndexOf("\n") + 1);
+  const source = (expression.split("\n")[line - 1] ?? "").replaceAll("\t", " ");
+  return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${source}\n | ${".".repeat(Math.min(column, source.length))}^`;
+}
+
+type Parsed = ReturnType<Environment["parse"]>;
+
+function refersTo(node: unknown, name: string): boolean {
+  if (typeof node !== "object" || node === null) return false;
+  const n = node as { op?: unknown; args?: unknown };
+  if (n.op === "id" && n.args === name) return true;
+  const children = Array.isArray(n.args) ? n.args.flat() : [n.args];
+  return children.some((c) => refersTo(c, name));
+}
+
+function runtimeMessage(e: unknown): string {
+  const err = e as CelError;
+  const text = (err.summary ?? err.message ?? String(e)).trim();
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
+/** Rule environments of one type tree: `oldSelf` plain or optional, created when first needed. */
+class RuleEnvironments {
+  private readonly types: TypeSet;
+  private readonly envs = new Map<boolean, Environment>();
+
+  constructor(type: RuleType) {
+    this.types = new TypeSet(type);
+  }
+
+  env(optionalOldSelf: boolean): Environment {
+    let env = this.envs.get(optionalOldSelf);
+    if (!env) {
+      env = base.clone();
+      this.types.declare(env);
+      const selfType = this.types.rootName;
+      env.registerVariable("self", selfType).registerVariable("oldSelf", optionalOldSelf ? `optional<${selfType}>` : selfType);
+      instrument(env);
+      this.envs.set(optionalOldSelf, env);
+    }
+    return env;
+  }
+
+  activation(self: unknown, oldSelf: unknown, optionalOldSelf: boolean): Record<string, unknown> {
+    const ctx: Record<string, unknown> = { self: this.types.toCel(self, this.types.root) };
+    const old = oldSelf === undefined ? undefined : this.types.toCel(oldSelf, this.types.root);
+    if (optionalOldSelf) ctx.oldSelf = old === undefined ? Optional.none() : Optional.of(old);
+    else if (old !== undefined) ctx.oldSelf = old;
+    return ctx;
+  }
+}
+
+function compileExpression(env: Environment, expression: string): { parsed: Parsed; type: string } | { issue: string } {
+  let parsed: Parsed;
+  try {
+    parsed = env.parse(expression);
+  } catch (e) {
+    return { issue: celIssue(expression, e as CelError) };
+  }
+  const checked = parsed.check();
+  if (!checked.valid) return { issue: celIssue(expression, (checked.error ?? new Error("type check failed")) as CelError) };
+  return { parsed, type: checked.type ?? "dyn" };
+}
+
+function run(parsed: Parsed, ctx: Record<string, unknown>, costLimit: number): RuleEvaluation {
+  const { value, error, cost } = metered(costLimit, () => (parsed as unknown as (c: Record<string, unknown>) => unknown)(ctx));
+  if (error === undefined) return { ok: true, value, cost };
+  const message = runtimeMessage(error);
+  if (error instanceof CostLimitExceeded) return { ok: false, reason: "cost", message, cost };
+  return { ok: false, reason: message.startsWith("no such overload") ? "overload" : "runtime", message, cost };
+}
+
+/** Compiles the rules of one schema node against its type (compilation.go Compile). */
+export function compileCrdRules(type: RuleType, rules: readonly CrdRule[]): CompiledCrdRule[] {
+  if (rules.length === 0) return [];
+  const envs = new RuleEnvironments(type);
+  return rules.map((rule): CompiledCrdRule => {
+    const optional = rule.optionalOldSelf === true;
+    const env = envs.env(optional);
+    const failed = (error: CompiledCrdRule["error"], usesOldSelf = false): CompiledCrdRule => ({
+      ...(error ? { error } : {}),
+      usesOldSelf,
+      hasMessageExpression: false,
+      evaluate: () => ({ ok: true, value: true, cost: 0 }),
+      evaluateMessage: () => ({ ok: true, value: "", cost: 0 }),
+    });
+    if (rule.rule.trim() === "") return failed({ type: "Required", detail: "rule is not specified" });
+    const compiled = compileExpression(env, rule.rule);
+    if ("issue" in compiled) return failed({ type: "Invalid", detail: `compilation failed: ${compiled.issue}` });
+    if (compiled.type !== "bool") return failed({ type: "Invalid", detail: "cel expression must evaluate to a bool" });
+    const usesOldSelf = refersTo(compiled.parsed.ast, "oldSelf");
+    let messageExpressionError: string | undefined;
+    let message: Parsed | undefined;
+    if (rule.messageExpression !== undefined && rule.messageExpression !== "") {
+      const m = compileExpression(env, rule.messageExpression);
+      if ("issue" in m) messageExpressionError = `messageExpression compilation failed: ${m.issue}`;
+      else if (m.type !== "string") messageExpressionError = "must evaluate to a string";
+      else message = m.parsed;
+    }
+    return {
+      usesOldSelf,
+      hasMessageExpression: message !== undefined,
+      ...(messageExpressionError ? { messageExpressionError } : {}),
+      evaluate: (self, oldSelf, costLimit) => run(compiled.parsed, envs.activation(self, oldSelf, optional), costLimit),
+      evaluateMessage: (self, oldSelf, costLimit) =>
+        message ? run(message, envs.activation(self, oldSelf, optional), costLimit) : { ok: true, value: "", cost: 0 },
+    };
+  });
+}

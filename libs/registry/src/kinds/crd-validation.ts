@@ -1,0 +1,391 @@
+// CustomResourceDefinition validation (spec 2.12), as apiextensions-apiserver
+// pkg/apis/apiextensions/validation/validation.go does it for apiextensions/v1: names, group, scope,
+// versions, structural schemas and their CEL rules, conversion, subresources, printer columns,
+// selectable fields, stored versions, and what an update may not change. Paths are Kubernetes' (its
+// internal types': `spec.conversion.webhookClientConfig`), extension names the profile's.
+import {
+  type CustomResourceDefinition,
+  type ExtensionPrefix,
+  type JSONSchemaProps,
+  type ObjectHeader,
+  schemaExtensions,
+} from "@orch/api";
+import {
+  type FieldError,
+  FieldPath,
+  fieldError,
+  fieldImmutableErrorMsg,
+  isDNS1035Label,
+  isDNS1123Subdomain,
+  jsonEqual,
+  nameIsDNSSubdomain,
+} from "@orch/machinery";
+import { compilePattern, resolveSchemaFieldPath, validateSchemaRules } from "@orch/schema";
+
+type Crd = CustomResourceDefinition;
+type Version = Crd["spec"]["versions"][number];
+
+const spec = FieldPath.root("spec");
+const printerColumnTypes = ["boolean", "date", "integer", "number", "string"];
+const printerColumnFormats = ["byte", "date", "date-time", "double", "float", "int32", "int64", "password"];
+const openapiTypes = ["array", "boolean", "integer", "number", "object", "string"];
+const acceptedConversionReviewVersions = ["v1", "v1beta1"];
+const maxSelectableFields = 8;
+const maxDeprecationWarningLength = 256;
+
+/** metadata.name: a DNS subdomain that is exactly `<spec.names.plural>.<spec.group>`. */
+export function validateCrdName(name: string, prefix: boolean, obj: ObjectHeader): string[] {
+  const errs = nameIsDNSSubdomain(name, prefix);
+  const s = (obj as { spec?: Crd["spec"] }).spec;
+  if (name !== `${s?.names?.plural ?? ""}.${s?.group ?? ""}`) errs.push('must be spec.names.plural+"."+spec.group');
+  return errs;
+}
+
+/** validateSimpleJSONPath. */
+function simpleJSONPath(path: string, at: FieldPath): FieldError[] {
+  if (path === "") return [fieldError.invalid(at, path, "must not be empty")];
+  if (!path.startsWith(".")) return [fieldError.invalid(at, path, "must be a simple json path starting with .")];
+  return [];
+}
+
+/** ValidateCustomResourceDefinitionNames (spec.names and status.acceptedNames). */
+export function validateNames(names: Partial<Crd["spec"]["names"]>, at: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const label = (value: string | undefined, field: string, mixedCase: boolean) => {
+    if (!value) return;
+    const problems = isDNS1035Label(mixedCase ? value.toLowerCase() : value);
+    if (problems.length) {
+      const detail = mixedCase ? `may have mixed case, but should otherwise match: ${problems.join(",")}` : problems.join(",");
+      errs.push(fieldError.invalid(at.child(field), value, detail));
+    }
+  };
+  label(names.plural, "plural", false);
+  label(names.singular, "singular", false);
+  label(names.kind, "kind", true);
+  label(names.listKind, "listKind", true);
+  (names.shortNames ?? []).forEach((short, i) => {
+    const problems = isDNS1035Label(short);
+    if (problems.length) errs.push(fieldError.invalid(at.child("shortNames").index(i), short, problems.join(",")));
+  });
+  if (names.kind && names.kind === names.listKind) errs.push(fieldError.invalid(at.child("listKind"), names.listKind, "kind and listKind may not be the same"));
+  (names.categories ?? []).forEach((category, i) => {
+    const problems = isDNS1035Label(category);
+    if (problems.length) errs.push(fieldError.invalid(at.child("categories").index(i), category, problems.join(",")));
+  });
+  return errs;
+}
+
+/** The structural-schema rules (schema/validation.go) and the unsupported JSON Schema features. */
+function validateSchemaNode(s: JSONSchemaProps, at: FieldPath, prefix: ExtensionPrefix, where: "root" | "property" | "items" | "additionalProperties"): FieldError[] {
+  const errs: FieldError[] = [];
+  const ext = schemaExtensions(s as JSONSchemaProps<typeof prefix>, prefix);
+  const x = (name: string) => at.child(`${prefix}-${name}`);
+  const type = s.type ?? "";
+  if (type !== "" && !openapiTypes.includes(type)) errs.push(fieldError.notSupported(at.child("type"), type, openapiTypes));
+  if (where === "root" && type !== "object") errs.push(fieldError.invalid(at.child("type"), type, "must be object at the root"));
+  if (type === "" && !ext["int-or-string"] && !ext["preserve-unknown-fields"] && !ext["embedded-resource"] && where !== "root") {
+    const detail = where === "items" ? "must not be empty for specified array items" : "must not be empty for specified object fields";
+    errs.push(fieldError.required(at.child("type"), detail));
+  }
+  if (ext["preserve-unknown-fields"] === false) errs.push(fieldError.invalid(x("preserve-unknown-fields"), false, "must be true or undefined"));
+  if (ext["embedded-resource"] && type !== "object") errs.push(fieldError.invalid(at.child("type"), type, `must be object if ${prefix}-embedded-resource is true`));
+  if (s.$ref) errs.push(fieldError.forbidden(at.child("$ref"), "$ref is not supported"));
+  if (s.definitions && Object.keys(s.definitions).length) errs.push(fieldError.forbidden(at.child("definitions"), "definitions are not supported"));
+  if (s.dependencies && Object.keys(s.dependencies).length) errs.push(fieldError.forbidden(at.child("dependencies"), "dependencies are not supported"));
+  if (s.additionalItems !== undefined) errs.push(fieldError.forbidden(at.child("additionalItems"), "additionalItems is not supported"));
+  if (s.uniqueItems) errs.push(fieldError.forbidden(at.child("uniqueItems"), "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"));
+  if (s.additionalProperties === false) errs.push(fieldError.forbidden(at.child("additionalProperties"), "additionalProperties cannot be set to false"));
+  if (s.additionalProperties !== undefined && s.additionalProperties !== false && s.properties && Object.keys(s.properties).length) {
+    errs.push(fieldError.forbidden(at.child("additionalProperties"), "additionalProperties and properties are mutual exclusive"));
+  }
+  if (s.pattern !== undefined) {
+    const compiled = compilePattern(s.pattern);
+    if (typeof compiled === "string") errs.push(fieldError.invalid(at.child("pattern"), s.pattern, `must be a valid regular expression, but isn't: ${compiled}`));
+  }
+  const listType = ext["list-type"];
+  if (listType !== undefined) {
+    if (!["atomic", "set", "map"].includes(listType)) errs.push(fieldError.notSupported(x("list-type"), listType, ["atomic", "set", "map"]));
+    else if (type !== "array") errs.push(fieldError.invalid(x("list-type"), listType, "must only be used if type is array"));
+  }
+  const keys = ext["list-map-keys"] ?? [];
+  if (listType === "map") {
+    const items = !Array.isArray(s.items) ? s.items : undefined;
+    if (keys.length === 0) errs.push(fieldError.required(x("list-map-keys"), `must not be empty if ${prefix}-list-type is map`));
+    if (items && (items.type ?? "") !== "object") errs.push(fieldError.invalid(at.child("items", "type"), items.type ?? "", `must be object if parent array's ${prefix}-list-type is map`));
+    else if (items && keys.some((k) => !items.properties?.[k])) {
+      errs.push(fieldError.invalid(x("list-map-keys"), keys, "entries must all be names of item properties"));
+    }
+  } else if (keys.length > 0) {
+    errs.push(fieldError.forbidden(x("list-map-keys"), `must not be set if ${prefix}-list-type is not map`));
+  }
+  const mapType = ext["map-type"];
+  if (mapType !== undefined) {
+    if (!["granular", "atomic"].includes(mapType)) errs.push(fieldError.notSupported(x("map-type"), mapType, ["granular", "atomic"]));
+    else if (type !== "object") errs.push(fieldError.invalid(x("map-type"), mapType, "must only be used if type is object"));
+  }
+  if (where === "root" && s.properties?.metadata) {
+    const metadata = s.properties.metadata;
+    const metaAt = at.child("properties").key("metadata");
+    if ((metadata.type ?? "object") !== "object") errs.push(fieldError.invalid(metaAt.child("type"), metadata.type, "must be object"));
+    const others = Object.keys(metadata.properties ?? {}).filter((k) => k !== "name" && k !== "generateName");
+    if (others.length) errs.push(fieldError.forbidden(metaAt, "must not specify anything other than name and generateName, but metadata is implicitly specified"));
+  }
+  for (const [name, prop] of Object.entries(s.properties ?? {})) {
+    if (where === "root" && name === "metadata") continue;
+    errs.push(...validateSchemaNode(prop, at.child("properties").key(name), prefix, "property"));
+  }
+  if (Array.isArray(s.items)) errs.push(fieldError.forbidden(at.child("items"), "items must be a schema object and not an array"));
+  else if (s.items) errs.push(...validateSchemaNode(s.items, at.child("items"), prefix, "items"));
+  else if (type === "array") errs.push(fieldError.required(at.child("items"), "must be specified"));
+  if (typeof s.additionalProperties === "object") {
+    errs.push(...validateSchemaNode(s.additionalProperties, at.child("additionalProperties"), prefix, "additionalProperties"));
+  }
+  return errs;
+}
+
+function validateSubresources(subresources: Version["subresources"], at: FieldPath): FieldError[] {
+  const scale = subresources?.scale;
+  if (!scale) return [];
+  const errs: FieldError[] = [];
+  const under = (path: string, field: string, prefixes: string[], detail: string) => {
+    const fieldAt = at.child(`scale.${field}`);
+    const problems = simpleJSONPath(path, fieldAt);
+    if (problems.length) errs.push(...problems);
+    else if (!prefixes.some((p) => path.startsWith(p))) errs.push(fieldError.invalid(fieldAt, path, detail));
+  };
+  if (!scale.specReplicasPath) errs.push(fieldError.required(at.child("scale.specReplicasPath")));
+  else under(scale.specReplicasPath, "specReplicasPath", [".spec."], "should be a json path under .spec");
+  if (!scale.statusReplicasPath) errs.push(fieldError.required(at.child("scale.statusReplicasPath")));
+  else under(scale.statusReplicasPath, "statusReplicasPath", [".status."], "should be a json path under .status");
+  if (scale.labelSelectorPath) under(scale.labelSelectorPath, "labelSelectorPath", [".spec.", ".status."], "should be a json path under either .spec or .status");
+  return errs;
+}
+
+function validatePrinterColumn(column: NonNullable<Version["additionalPrinterColumns"]>[number], at: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!column.name) errs.push(fieldError.required(at.child("name")));
+  const mustBe = `must be one of ${printerColumnTypes.join(",")}`;
+  if (!column.type) errs.push(fieldError.required(at.child("type"), mustBe));
+  else if (!printerColumnTypes.includes(column.type)) errs.push(fieldError.invalid(at.child("type"), column.type, mustBe));
+  if (column.format && !printerColumnFormats.includes(column.format)) {
+    errs.push(fieldError.invalid(at.child("format"), column.format, `must be one of ${printerColumnFormats.join(",")}`));
+  }
+  if (!column.jsonPath) errs.push(fieldError.required(at.child("jsonPath")));
+  else errs.push(...simpleJSONPath(column.jsonPath, at.child("jsonPath")));
+  return errs;
+}
+
+function validateSelectableFields(version: Version, at: FieldPath, prefix: ExtensionPrefix): FieldError[] {
+  const fields = version.selectableFields ?? [];
+  if (fields.length === 0) return [];
+  const schema = version.schema?.openAPIV3Schema;
+  if (!schema) return [fieldError.invalid(at, "", "selectableFields may only be set when version.schema.openAPIV3Schema is not included")];
+  const errs: FieldError[] = [];
+  const unique = new Set<string>();
+  fields.forEach((f, i) => {
+    const pathAt = at.index(i).child("jsonPath");
+    if (!f.jsonPath) {
+      errs.push(fieldError.required(pathAt));
+      return;
+    }
+    const resolved = resolveSchemaFieldPath(schema, { extensionPrefix: prefix }, f.jsonPath);
+    if ("error" in resolved) {
+      errs.push(fieldError.invalid(pathAt, f.jsonPath, `is an invalid path: ${resolved.error}`));
+      return;
+    }
+    if (resolved.path === "metadata" || resolved.path.startsWith("metadata.")) {
+      errs.push(fieldError.invalid(pathAt, f.jsonPath, "must not point to fields in metadata"));
+    }
+    if (!["string", "boolean", "integer"].includes(resolved.type)) {
+      errs.push(fieldError.invalid(pathAt, f.jsonPath, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."));
+    }
+    if (unique.has(resolved.path)) errs.push(fieldError.duplicate(pathAt, f.jsonPath));
+    else unique.add(resolved.path);
+  });
+  if (unique.size > maxSelectableFields) errs.push(fieldError.tooMany(at, unique.size, maxSelectableFields));
+  return errs;
+}
+
+function validateVersion(version: Version, at: FieldPath, prefix: ExtensionPrefix): FieldError[] {
+  const errs: FieldError[] = [];
+  const problems = isDNS1035Label(version.name);
+  if (problems.length) errs.push(fieldError.invalid(at.child("name"), version.name, problems.join(",")));
+  const schema = version.schema?.openAPIV3Schema;
+  const schemaAt = at.child("schema", "openAPIV3Schema");
+  if (!schema) errs.push(fieldError.required(schemaAt, "schemas are required"));
+  else {
+    const structural = validateSchemaNode(schema, schemaAt, prefix, "root");
+    errs.push(...structural);
+    if (structural.length === 0) errs.push(...validateSchemaRules(schema, { extensionPrefix: prefix }, schemaAt));
+  }
+  errs.push(...validateSubresources(version.subresources, at.child("subresources")));
+  (version.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validatePrinterColumn(c, at.child("additionalPrinterColumns").index(i))));
+  errs.push(...validateSelectableFields(version, at.child("selectableFields"), prefix));
+  if (version.deprecationWarning !== undefined) {
+    const warningAt = at.child("deprecationWarning");
+    if (!version.deprecated) errs.push(fieldError.invalid(warningAt, version.deprecationWarning, "can only be set for deprecated versions"));
+    else if (version.deprecationWarning.length > maxDeprecationWarningLength) errs.push(fieldError.tooLong(warningAt, "", maxDeprecationWarningLength));
+    else if (/[^\P{C}\t]/u.test(version.deprecationWarning)) errs.push(fieldError.invalid(warningAt, version.deprecationWarning, "must only contain printable UTF-8 characters"));
+  }
+  return errs;
+}
+
+/** Webhook URLs must be https with a host, no user, query or fragment (webhook.ValidateWebhookURL). */
+function validateWebhookURL(raw: string, at: FieldPath): FieldError[] {
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch (e) {
+    return [fieldError.invalid(at, raw, `url must be a valid URL: ${(e as Error).message}`)];
+  }
+  const errs: FieldError[] = [];
+  if (u.protocol !== "https:") errs.push(fieldError.invalid(at, raw, "'https' is the only allowed URL scheme"));
+  if (u.host === "") errs.push(fieldError.invalid(at, raw, "host must be specified"));
+  if (u.username || u.password) errs.push(fieldError.invalid(at, raw, "user information is not permitted in the URL"));
+  if (u.hash) errs.push(fieldError.invalid(at, raw, "fragments are not permitted in the URL"));
+  if (u.search) errs.push(fieldError.invalid(at, raw, "query parameters are not permitted in the URL"));
+  return errs;
+}
+
+function validateConversion(conversion: Crd["spec"]["conversion"], at: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  const strategies = ["None", "Webhook"];
+  if (!conversion.strategy) errs.push(fieldError.required(at.child("strategy")));
+  else if (!strategies.includes(conversion.strategy)) errs.push(fieldError.notSupported(at.child("strategy"), conversion.strategy, strategies));
+  const config = conversion.webhook?.clientConfig;
+  const reviewVersions = conversion.webhook?.conversionReviewVersions ?? [];
+  if (conversion.strategy === "Webhook") {
+    const configAt = at.child("webhookClientConfig");
+    if (!config) errs.push(fieldError.required(configAt, "required when strategy is set to Webhook"));
+    else if ((config.url === undefined) === (config.service === undefined)) errs.push(fieldError.required(configAt, "exactly one of url or service is required"));
+    else if (config.url !== undefined) errs.push(...validateWebhookURL(config.url, configAt.child("url")));
+    else if (config.service) {
+      const serviceAt = configAt.child("service");
+      if (!config.service.name) errs.push(fieldError.required(serviceAt.child("name"), "service name is required"));
+      if (!config.service.namespace) errs.push(fieldError.required(serviceAt.child("namespace"), "service namespace is required"));
+      if (config.service.path !== undefined && !config.service.path.startsWith("/")) {
+        errs.push(fieldError.invalid(serviceAt.child("path"), config.service.path, "must start with a '/'"));
+      }
+      const port = config.service.port;
+      if (port !== undefined && (port < 1 || port > 65535)) errs.push(fieldError.invalid(serviceAt.child("port"), port, "port is not valid: must be between 1 and 65535, inclusive"));
+    }
+    const versionsAt = at.child("conversionReviewVersions");
+    if (reviewVersions.length === 0) errs.push(fieldError.required(versionsAt));
+    else {
+      const seen = new Set<string>();
+      reviewVersions.forEach((v, i) => {
+        if (seen.has(v)) {
+          errs.push(fieldError.invalid(versionsAt.index(i), v, "duplicate version"));
+          return;
+        }
+        seen.add(v);
+        for (const problem of isDNS1035Label(v)) errs.push(fieldError.invalid(versionsAt.index(i), v, problem));
+      });
+      if (!reviewVersions.some((v) => acceptedConversionReviewVersions.includes(v))) {
+        errs.push(fieldError.invalid(versionsAt, reviewVersions, `must include at least one of ${acceptedConversionReviewVersions.join(", ")}`));
+      }
+    }
+  } else {
+    if (config) errs.push(fieldError.forbidden(at.child("webhookClientConfig"), "should not be set when strategy is not set to Webhook"));
+    if (reviewVersions.length) errs.push(fieldError.forbidden(at.child("conversionReviewVersions"), "should not be set when strategy is not set to Webhook"));
+  }
+  return errs;
+}
+
+/** ValidateCustomResourceDefinitionSpec (apiextensions/v1 options: schemas required and structural). */
+function validateSpec(s: Crd["spec"], prefix: ExtensionPrefix): FieldError[] {
+  const errs: FieldError[] = [];
+  if (!s.group) errs.push(fieldError.required(spec.child("group")));
+  else {
+    const problems = isDNS1123Subdomain(s.group);
+    if (problems.length) errs.push(fieldError.invalid(spec.child("group"), s.group, problems.join(",")));
+    else if (s.group.split(".").length < 2) errs.push(fieldError.invalid(spec.child("group"), s.group, "should be a domain with at least one dot"));
+  }
+  const scopes = ["Cluster", "Namespaced"];
+  if (!s.scope) errs.push(fieldError.required(spec.child("scope")));
+  else if (!scopes.includes(s.scope)) errs.push(fieldError.notSupported(spec.child("scope"), s.scope, scopes));
+  const versionsAt = spec.child("versions");
+  const names = new Set<string>();
+  let unique = true;
+  let storage = 0;
+  s.versions.forEach((version, i) => {
+    if (version.storage) storage++;
+    if (names.has(version.name)) unique = false;
+    names.add(version.name);
+    errs.push(...validateVersion(version, versionsAt.index(i), prefix));
+  });
+  if (s.versions.length === 0) errs.push(fieldError.invalid(versionsAt, s.versions, "must have exactly one version marked as storage version"));
+  else {
+    if (!unique) errs.push(fieldError.invalid(versionsAt, s.versions, "must contain unique version names"));
+    if (storage !== 1) errs.push(fieldError.invalid(versionsAt, s.versions, "must have exactly one version marked as storage version"));
+  }
+  const namesAt = spec.child("names");
+  if (!s.names.plural) errs.push(fieldError.required(namesAt.child("plural")));
+  if (!s.names.singular) errs.push(fieldError.required(namesAt.child("singular")));
+  if (!s.names.kind) errs.push(fieldError.required(namesAt.child("kind")));
+  if (!s.names.listKind) errs.push(fieldError.required(namesAt.child("listKind")));
+  errs.push(...validateNames(s.names, namesAt));
+  errs.push(...validateConversion(s.conversion, spec.child("conversion")));
+  if (s.preserveUnknownFields) {
+    errs.push(fieldError.invalid(spec.child("preserveUnknownFields"), true, `cannot set to true, set ${prefix}-preserve-unknown-fields to true in spec.versions[*].schema instead`));
+  }
+  return errs;
+}
+
+/** ValidateCustomResourceDefinitionStoredVersions: non-empty, each in spec.versions, the storage one included. */
+export function validateStoredVersions(stored: readonly string[] | null | undefined, versions: readonly Version[]): FieldError[] {
+  const at = FieldPath.root("status", "storedVersions");
+  if (!stored?.length) return [fieldError.invalid(at, stored ?? [], "must have at least one stored version")];
+  const errs: FieldError[] = [];
+  for (const v of versions) {
+    if (v.storage && !stored.includes(v.name)) errs.push(fieldError.invalid(at, v, `must have the storage version ${v.name}`));
+  }
+  stored.forEach((name, i) => {
+    if (!versions.some((v) => v.name === name)) errs.push(fieldError.invalid(at.index(i), name, "must appear in spec.versions"));
+  });
+  return errs;
+}
+
+/** A new CustomResourceDefinition. */
+export function validateCrd(crd: Crd, prefix: ExtensionPrefix): FieldError[] {
+  return [
+    ...validateSpec(crd.spec, prefix),
+    ...validateNames(crd.status.acceptedNames ?? {}, FieldPath.root("status", "acceptedNames")),
+    ...validateStoredVersions(crd.status.storedVersions, crd.spec.versions),
+  ];
+}
+
+const isEstablished = (crd: Crd) => (crd.status.conditions ?? []).some((c) => c.type === "Established" && c.status === "True");
+
+/**
+ * An update: everything a create checks; group and names.plural never change (they are the object's
+ * name); scope and names.kind not once the old definition is established (its objects are stored).
+ */
+export function validateCrdUpdate(crd: Crd, old: Crd, prefix: ExtensionPrefix): FieldError[] {
+  const errs = validateSpec(crd.spec, prefix);
+  const immutable = (value: unknown, oldValue: unknown, at: FieldPath) => {
+    if (!jsonEqual(value, oldValue)) errs.push(fieldError.invalid(at, value, fieldImmutableErrorMsg));
+  };
+  if (isEstablished(old)) {
+    immutable(crd.spec.scope, old.spec.scope, spec.child("scope"));
+    immutable(crd.spec.names.kind, old.spec.names.kind, spec.child("names", "kind"));
+  }
+  immutable(crd.spec.group, old.spec.group, spec.child("group"));
+  immutable(crd.spec.names.plural, old.spec.names.plural, spec.child("names", "plural"));
+  errs.push(...validateNames(crd.status.acceptedNames ?? {}, FieldPath.root("status", "acceptedNames")));
+  errs.push(...validateStoredVersions(crd.status.storedVersions, crd.spec.versions));
+  return errs;
+}
+
+/** The /status endpoint: accepted names (ValidateUpdateCustomResourceDefinitionStatus). */
+export function validateCrdStatus(crd: Crd): FieldError[] {
+  return validateNames(crd.status.acceptedNames ?? {}, FieldPath.root("status", "acceptedNames"));
+}
+
+/** PrepareForCreate/PrepareForUpdate: the storage version is recorded in status.storedVersions. */
+export function recordStorageVersion(crd: Crd): void {
+  const storage = crd.spec.versions.find((v) => v.storage);
+  if (!storage) return;
+  const stored = crd.status.storedVersions ?? [];
+  if (!stored.includes(storage.name)) crd.status.storedVersions = [...stored, storage.name];
+}
