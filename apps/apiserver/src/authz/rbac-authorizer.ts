@@ -1,0 +1,219 @@
+// The RBAC authorizer (plugin/pkg/auth/authorizer/rbac, pkg/registry/rbac/validation/rule.go) over an
+// in-memory index of roles and bindings. The index reads every RBAC object once at start and then
+// follows each storage commit, synchronously, so a binding is in force before its create returns.
+// Members of system:masters may do everything, as Kubernetes' privileged-group authorizer allows.
+import type { ClusterRole, ObjectHeader, PolicyRule, Role, RoleBinding, Subject } from "@orch/api";
+import { goQuote } from "@orch/machinery";
+import type { AuthorizationAttributes, Authorizer, Decision, RuleSet, UserInfo } from "@orch/registry";
+import type { Change, Storage } from "@orch/storage";
+import { ruleAllows } from "./rules.js";
+
+export const SYSTEM_MASTERS = "system:masters";
+const SERVICE_ACCOUNT_PREFIX = "system:serviceaccount:";
+
+type Binding = RoleBinding & { metadata: { name?: string; namespace?: string } };
+type RoleObject = (Role | ClusterRole) & ObjectHeader;
+
+/** What a visit yields: a rule with the binding that grants it, or a binding whose role is missing. */
+type Visit = { rule: PolicyRule; source: () => string } | { error: string };
+
+export class RbacAuthorizer implements Authorizer {
+  private readonly roles = new Map<string, RoleObject>();
+  private readonly clusterRoles = new Map<string, RoleObject>();
+  /** namespace → name → binding */
+  private readonly roleBindings = new Map<string, Map<string, Binding>>();
+  private readonly clusterRoleBindings = new Map<string, Binding>();
+  private readonly listeners = new Set<(kind: "ClusterRole" | "other") => void>();
+  private readonly resources: Record<string, "roles" | "clusterroles" | "rolebindings" | "clusterrolebindings">;
+  private unsubscribe: () => void = () => {};
+
+  private constructor(rbacGroup: string) {
+    this.resources = {
+      [`${rbacGroup}/roles`]: "roles",
+      [`${rbacGroup}/clusterroles`]: "clusterroles",
+      [`${rbacGroup}/rolebindings`]: "rolebindings",
+      [`${rbacGroup}/clusterrolebindings`]: "clusterrolebindings",
+    };
+  }
+
+  /** Reads every role and binding, then follows commits; resolves once the index is complete. */
+  static async start(storage: Storage, rbacGroup: string): Promise<RbacAuthorizer> {
+    const authorizer = new RbacAuthorizer(rbacGroup);
+    const buffered: Change[] = [];
+    let scanning = true;
+    authorizer.unsubscribe = storage.onCommit((change) => {
+      if (!(change.resource in authorizer.resources)) return;
+      if (scanning) buffered.push(change);
+      else authorizer.apply(change);
+    });
+    const read = new Map<string, number>();
+    for (const resource of Object.keys(authorizer.resources)) {
+      const { items, revision } = await storage.list({ resource });
+      read.set(resource, revision);
+      for (const item of items) authorizer.put(resource, JSON.parse(item.value) as ObjectHeader);
+    }
+    for (const change of buffered) if (change.revision > (read.get(change.resource) ?? 0)) authorizer.apply(change);
+    scanning = false;
+    return authorizer;
+  }
+
+  stop(): void {
+    this.unsubscribe();
+  }
+
+  /** Called after each change to an RBAC object (the aggregation controller follows ClusterRoles). */
+  onChange(listener: (kind: "ClusterRole" | "other") => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Every ClusterRole, as last committed. */
+  allClusterRoles(): RoleObject[] {
+    return [...this.clusterRoles.values()];
+  }
+
+  private apply(change: Change): void {
+    const obj = JSON.parse(change.value) as ObjectHeader;
+    if (change.type === "DELETED") this.remove(change.resource, obj);
+    else this.put(change.resource, obj);
+    const kind = this.resources[change.resource] === "clusterroles" ? "ClusterRole" : "other";
+    for (const listener of this.listeners) listener(kind);
+  }
+
+  private put(resource: string, obj: ObjectHeader): void {
+    const name = obj.metadata.name ?? "";
+    const namespace = obj.metadata.namespace ?? "";
+    switch (this.resources[resource]) {
+      case "roles":
+        this.roles.set(`${namespace}/${name}`, obj as RoleObject);
+        break;
+      case "clusterroles":
+        this.clusterRoles.set(name, obj as RoleObject);
+        break;
+      case "rolebindings": {
+        let inNamespace = this.roleBindings.get(namespace);
+        if (!inNamespace) this.roleBindings.set(namespace, (inNamespace = new Map()));
+        inNamespace.set(name, obj as unknown as Binding);
+        break;
+      }
+      case "clusterrolebindings":
+        this.clusterRoleBindings.set(name, obj as unknown as Binding);
+        break;
+    }
+  }
+
+  private remove(resource: string, obj: ObjectHeader): void {
+    const name = obj.metadata.name ?? "";
+    const namespace = obj.metadata.namespace ?? "";
+    switch (this.resources[resource]) {
+      case "roles":
+        this.roles.delete(`${namespace}/${name}`);
+        break;
+      case "clusterroles":
+        this.clusterRoles.delete(name);
+        break;
+      case "rolebindings":
+        this.roleBindings.get(namespace)?.delete(name);
+        break;
+      case "clusterrolebindings":
+        this.clusterRoleBindings.delete(name);
+        break;
+    }
+  }
+
+  async authorize(attributes: AuthorizationAttributes): Promise<Decision> {
+    return this.authorizeNow(attributes);
+  }
+
+  /** The synchronous core of `authorize`: the index is in memory. */
+  authorizeNow(attributes: AuthorizationAttributes): Decision {
+    if (attributes.user.groups.includes(SYSTEM_MASTERS)) return { allowed: true, reason: "" };
+    const problems: string[] = [];
+    for (const visit of this.visit(attributes.user, attributes.resourceRequest ? attributes.namespace : "")) {
+      if ("error" in visit) problems.push(visit.error);
+      else if (ruleAllows(attributes, visit.rule)) return { allowed: true, reason: `RBAC: allowed by ${visit.source()}` };
+    }
+    return { allowed: false, reason: problems.length ? `RBAC: ${aggregate(problems)}` : "" };
+  }
+
+  async rulesFor(user: UserInfo, namespace: string): Promise<RuleSet> {
+    const rules: PolicyRule[] = [];
+    const errors: string[] = [];
+    for (const visit of this.visit(user, namespace)) {
+      if ("error" in visit) errors.push(visit.error);
+      else rules.push(visit.rule);
+    }
+    return { rules, errors };
+  }
+
+  /** VisitRulesFor: cluster role bindings, then the namespace's role bindings. */
+  private *visit(user: UserInfo, namespace: string): Generator<Visit> {
+    for (const binding of this.clusterRoleBindings.values()) {
+      const subject = firstSubjectFor(user, binding.subjects, "");
+      if (!subject) continue;
+      const role = this.roleOf(binding, "");
+      if (typeof role === "string") {
+        yield { error: role };
+        continue;
+      }
+      const source = () =>
+        `ClusterRoleBinding ${goQuote(binding.metadata.name ?? "")} of ${binding.roleRef.kind} ${goQuote(binding.roleRef.name)} to ${describeSubject(subject, "")}`;
+      for (const rule of role) yield { rule, source };
+    }
+    if (!namespace) return;
+    for (const binding of this.roleBindings.get(namespace)?.values() ?? []) {
+      const subject = firstSubjectFor(user, binding.subjects, namespace);
+      if (!subject) continue;
+      const role = this.roleOf(binding, namespace);
+      if (typeof role === "string") {
+        yield { error: role };
+        continue;
+      }
+      const source = () =>
+        `RoleBinding ${goQuote(`${binding.metadata.name ?? ""}/${namespace}`)} of ${binding.roleRef.kind} ${goQuote(binding.roleRef.name)} to ${describeSubject(subject, namespace)}`;
+      for (const rule of role) yield { rule, source };
+    }
+  }
+
+  /** GetRoleReferenceRules: the role's rules, or the lister's not-found message. */
+  private roleOf(binding: Binding, namespace: string): PolicyRule[] | string {
+    const { kind, name, apiGroup } = binding.roleRef;
+    if (kind === "Role") {
+      const role = this.roles.get(`${namespace}/${name}`);
+      return role ? (role.rules ?? []) : `role.${apiGroup} ${goQuote(name)} not found`;
+    }
+    if (kind === "ClusterRole") {
+      const role = this.clusterRoles.get(name);
+      return role ? (role.rules ?? []) : `clusterrole.${apiGroup} ${goQuote(name)} not found`;
+    }
+    return `unsupported role reference kind: ${goQuote(kind)}`;
+  }
+}
+
+function firstSubjectFor(user: UserInfo, subjects: readonly Subject[] | undefined, namespace: string): Subject | undefined {
+  return subjects?.find((s) => appliesToUser(user, s, namespace));
+}
+
+/** appliesToUser: a service account subject without a namespace means the binding's own. */
+function appliesToUser(user: UserInfo, subject: Subject, namespace: string): boolean {
+  switch (subject.kind) {
+    case "User":
+      return user.username === subject.name;
+    case "Group":
+      return user.groups.includes(subject.name);
+    case "ServiceAccount": {
+      const saNamespace = subject.namespace || namespace;
+      return saNamespace !== "" && user.username === `${SERVICE_ACCOUNT_PREFIX}${saNamespace}:${subject.name}`;
+    }
+    default:
+      return false;
+  }
+}
+
+function describeSubject(s: Subject, bindingNamespace: string): string {
+  if (s.kind === "ServiceAccount") return `${s.kind} ${goQuote(`${s.name}/${s.namespace || bindingNamespace}`)}`;
+  return `${s.kind} ${goQuote(s.name)}`;
+}
+
+/** utilerrors.NewAggregate: one message alone, several in brackets. */
+const aggregate = (messages: string[]) => (messages.length === 1 ? messages[0]! : `[${messages.join(", ")}]`);
