@@ -8,3 +8,14 @@ export { createCA, issueCertificate, parseCertificate, parseCertificates, verify
 export type { CertificateAndKey, CreateCAOptions, IssueCertificateOptions, ParsedCertificate } from "./certificate.js";
 export { createCertificateRequest, parseCertificateRequest } from "./request.js";
 export type { CreateCertificateRequestOptions, ParsedCertificateRequest } from "./request.js";
+export {
+  MIN_LIFETIME_SECONDS,
+  SHORT_LIFETIME_SECONDS,
+  SIGNING_BACKDATE_SECONDS,
+  certificateLifetimeSeconds,
+  signCertificateRequest,
+  signingValidity,
+} from "./signing.js";
+export type { SignCertificateRequestOptions } from "./signing.js";
+export { apiserverClientUsagesRefusal, nodeClientRequestRefusal, nodeServingRequestRefusal } from "./signer-rules.js";
+export type { NodeIdentity } from "./signer-rules.js";

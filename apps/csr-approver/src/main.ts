@@ -1,0 +1,19 @@
+// csr-approver: approves node agent client certificate requests whose requester is allowed to make
+// them, as a SubjectAccessReview decides (Kubernetes' csrapproving controller).
+import { runControllerApp } from "@orch/controller";
+import { csrApprover } from "./approver.js";
+import { type Csr, csrResource } from "./csr.js";
+
+await runControllerApp({
+  name: "csr-approver",
+  setup: (app) => {
+    // Only the node agent client signer's requests can be approved here: the others need not be cached.
+    const csrs = app.informer<Csr>(csrResource(app.profile), { fieldSelector: `spec.signerName=${app.profile.signers.apiserverClientNodeAgent}` });
+    app.runController({
+      name: "csr-approver",
+      sources: [csrs],
+      workers: 5,
+      reconciler: csrApprover({ client: app.client, csrs, profile: app.profile }),
+    });
+  },
+});

@@ -1,0 +1,26 @@
+// csr-signer: issues certificates for approved CertificateSigningRequests of the three well-known
+// signers, with the cluster CA (Kubernetes' csrsigning controllers in kube-controller-manager).
+import { runControllerApp } from "@orch/controller";
+import { CaFiles } from "./ca-files.js";
+import { signerConfig } from "./config.js";
+import { type Csr, csrResource } from "./csr.js";
+import { csrSigner } from "./signer.js";
+
+await runControllerApp({
+  name: "csr-signer",
+  setup: async (app) => {
+    const config = signerConfig(process.env);
+    const ca = new CaFiles(config.certFile, config.keyFile);
+    // A CA that cannot be read fails the start (the supervisor restarts the app), as in Kubernetes.
+    await ca.current();
+    app.log.info(`signing with ${config.certFile}, certificates of at most ${config.maxLifetimeSeconds} s`);
+    const csrs = app.informer<Csr>(csrResource(app.profile));
+    app.runController({
+      name: "csr-signer",
+      sources: [csrs],
+      // Kubernetes runs its signers with 5 workers: signing is quick, the writes are network-bound.
+      workers: 5,
+      reconciler: csrSigner({ client: app.client, csrs, profile: app.profile, ca, maxLifetimeSeconds: config.maxLifetimeSeconds }),
+    });
+  },
+});

@@ -1,0 +1,36 @@
+// Which requests the signer handles and what each well-known signer refuses (Kubernetes'
+// pkg/controller/certificates/signer/signer.go: handle and getCSRVerificationFuncForSignerName).
+import type { NamingProfile } from "@orch/api";
+import { type ParsedCertificateRequest, apiserverClientUsagesRefusal, nodeClientRequestRefusal, nodeServingRequestRefusal } from "@orch/pki";
+import { type Csr, hasTrueCondition } from "./csr.js";
+
+/** The signers this controller issues for; requests to any other (custom) signer are left alone. */
+export function isWellKnownSigner(profile: NamingProfile, signerName: string): boolean {
+  const { apiserverClient, apiserverClientNodeAgent, nodeAgentServing } = profile.signers;
+  return signerName === apiserverClient || signerName === apiserverClientNodeAgent || signerName === nodeAgentServing;
+}
+
+/** Approved (and not denied), not failed, not yet issued, for one of our signers. */
+export function awaitsSigning(profile: NamingProfile, csr: Csr): boolean {
+  return (
+    isWellKnownSigner(profile, csr.spec.signerName) &&
+    hasTrueCondition(csr, "Approved") &&
+    !hasTrueCondition(csr, "Denied") &&
+    !hasTrueCondition(csr, "Failed") &&
+    !csr.status?.certificate
+  );
+}
+
+/** Why the well-known signer `signerName` will not issue for this request, or undefined when it will. */
+export function signerRefusal(
+  profile: NamingProfile,
+  signerName: string,
+  request: ParsedCertificateRequest,
+  usages: readonly string[],
+): string | undefined {
+  const { signers, nodes } = profile;
+  if (signerName === signers.apiserverClientNodeAgent) return nodeClientRequestRefusal(request, usages, nodes);
+  if (signerName === signers.nodeAgentServing) return nodeServingRequestRefusal(request, usages, nodes);
+  if (signerName === signers.apiserverClient) return apiserverClientUsagesRefusal(usages);
+  return undefined;
+}
