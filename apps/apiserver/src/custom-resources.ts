@@ -1,0 +1,88 @@
+// Serves the kinds CustomResourceDefinitions declare: keeps the kind registry in step with the stored
+// CRDs (one scan at start, then every committed CRD change), so routing, discovery and OpenAPI follow.
+// A CRD is served once its Established condition is True, one kind per served version; a deleted CRD,
+// an unserved version or a changed spec takes its kinds out or replaces them.
+import type { CustomResourceDefinition, NamingProfile } from "@orch/api";
+import { type KindDefinition, type KindRegistry, crdConditionTrue, customResourceKinds, storageResource } from "@orch/registry";
+import type { Change, Storage } from "@orch/storage";
+
+interface Served {
+  /** What the kinds were built from; an equal CRD state needs no rebuild. */
+  fingerprint: string;
+  kinds: KindDefinition[];
+}
+
+export class CustomResourceServing {
+  private readonly served = new Map<string, Served>();
+  private readonly resource: string;
+  private readonly buffered: Change[] = [];
+  private scanned = false;
+  private readonly unsubscribe: () => void;
+
+  private constructor(
+    private readonly storage: Storage,
+    private readonly registry: KindRegistry,
+    private readonly profile: NamingProfile,
+  ) {
+    this.resource = storageResource({ group: profile.group("apiextensions"), plural: "customresourcedefinitions" });
+    // Commits are seen synchronously, so a CRD write is served by the time its response is sent.
+    this.unsubscribe = storage.onCommit((change) => {
+      if (change.resource !== this.resource) return;
+      if (this.scanned) this.observe(change);
+      else this.buffered.push(change);
+    });
+  }
+
+  /** Registers the kinds of every established CRD, then follows changes. */
+  static async start(storage: Storage, registry: KindRegistry, profile: NamingProfile): Promise<CustomResourceServing> {
+    const serving = new CustomResourceServing(storage, registry, profile);
+    const { items, revision } = await storage.list({ resource: serving.resource });
+    for (const item of items) serving.apply(JSON.parse(item.value) as CustomResourceDefinition);
+    for (const change of serving.buffered.splice(0)) if (change.revision > revision) serving.observe(change);
+    serving.scanned = true;
+    return serving;
+  }
+
+  private observe(change: Change): void {
+    if (change.type === "DELETED") this.withdraw(change.name);
+    else this.apply(JSON.parse(change.value) as CustomResourceDefinition);
+  }
+
+  private apply(crd: CustomResourceDefinition): void {
+    const name = crd.metadata.name!;
+    if (!crdConditionTrue(crd, "Established")) {
+      this.withdraw(name);
+      return;
+    }
+    const terminating = crdConditionTrue(crd, "Terminating");
+    const fingerprint = JSON.stringify([crd.metadata.uid, crd.spec, crd.status?.acceptedNames, terminating]);
+    if (this.served.get(name)?.fingerprint === fingerprint) return;
+    let kinds: KindDefinition[];
+    try {
+      kinds = customResourceKinds(crd, this.profile, { terminating });
+    } catch (e) {
+      // CRD validation should make this impossible; serving nothing beats serving it wrong.
+      console.error(`cannot serve the custom resource definition ${name}:`, e);
+      this.withdraw(name);
+      return;
+    }
+    this.withdraw(name);
+    // A built-in kind keeps its URL: a CRD cannot take it over.
+    const free = kinds.filter((k) => this.registry.lookup(k.group, k.version, k.plural) === undefined);
+    for (const kind of free) this.registry.add(kind);
+    this.served.set(name, { fingerprint, kinds: free });
+  }
+
+  private withdraw(name: string): void {
+    const served = this.served.get(name);
+    if (!served) return;
+    this.served.delete(name);
+    for (const k of served.kinds) {
+      if (this.registry.lookup(k.group, k.version, k.plural) === k) this.registry.remove(k.group, k.version, k.plural);
+    }
+  }
+
+  stop(): void {
+    this.unsubscribe();
+  }
+}
