@@ -4,7 +4,8 @@
 import type { NamingProfile } from "@orch/api";
 import type { ClusterReader, TokenService } from "@orch/registry";
 import { type KeySet, ServiceAccountTokens, extraKeysFor } from "@orch/tokens";
-import type { ServiceAccountConfig } from "./config.js";
+import { readFileSync } from "node:fs";
+import type { RequestHeaderAuthConfig, ServiceAccountConfig } from "./config.js";
 import {
   type Authenticator,
   type ChainResult,
@@ -12,6 +13,7 @@ import {
   audienceAgnostic,
   authenticatorChain,
   clientCertificates,
+  requestHeaders,
   staticTokens,
 } from "./http/authn.js";
 
@@ -31,6 +33,8 @@ export interface AuthenticationOptions {
   keys: KeySet;
   serviceAccounts: ServiceAccountConfig;
   tokenFile?: string;
+  /** A trusted front proxy; request-header authentication is off without it. */
+  requestHeader?: RequestHeaderAuthConfig;
   /** Reads the accounts and bound objects a token names. */
   cluster: ClusterReader;
 }
@@ -47,7 +51,14 @@ export function setUpAuthentication(o: AuthenticationOptions): Authentication {
   });
   const serviceAccountTokens: Authenticator = ({ token, audiences }) =>
     token === undefined ? undefined : tokens.authenticate(token, audiences);
-  const authenticators: Authenticator[] = [clientCertificates];
+  // A front proxy's own certificate must not pass as the user it is, so its headers are read first.
+  const authenticators: Authenticator[] = [];
+  if (o.requestHeader) {
+    authenticators.push(
+      requestHeaders({ clientCaPem: readFileSync(o.requestHeader.clientCaFile, "utf8"), allowedNames: o.requestHeader.allowedNames }),
+    );
+  }
+  authenticators.push(clientCertificates);
   if (o.tokenFile) authenticators.push(audienceAgnostic(tokens.audiences, staticTokens(o.tokenFile)));
   authenticators.push(serviceAccountTokens);
   const authenticate = authenticatorChain(authenticators);

@@ -16,6 +16,19 @@ export interface ApiserverConfig {
   events?: { maxMessages: number; maxAgeMs: number };
   /** Service account tokens; every field has a default (see `serviceAccountDefaults`). */
   serviceAccounts?: Partial<ServiceAccountConfig>;
+  /** Request-header authentication from a trusted front proxy; off when absent. */
+  requestHeader?: RequestHeaderAuthConfig;
+}
+
+/**
+ * Kubernetes' --requestheader-client-ca-file and --requestheader-allowed-names, from
+ * ORCH_REQUESTHEADER_CLIENT_CA_FILE and ORCH_REQUESTHEADER_ALLOWED_NAMES (comma-separated). The headers
+ * are Kubernetes' usual ones: X-Remote-User, X-Remote-Group, X-Remote-Extra-<key>.
+ */
+export interface RequestHeaderAuthConfig {
+  clientCaFile: string;
+  /** Common names the proxy's certificate may have; empty for any the CA signed. */
+  allowedNames: string[];
 }
 
 export interface ServiceAccountConfig {
@@ -92,5 +105,13 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
       maxAgeMs: int(env.ORCH_EVENTS_MAX_AGE_SECONDS, 24 * 3600, "ORCH_EVENTS_MAX_AGE_SECONDS") * 1000,
     },
     serviceAccounts: serviceAccountsFromEnv(env),
+    ...(env.ORCH_REQUESTHEADER_CLIENT_CA_FILE
+      ? {
+          requestHeader: {
+            clientCaFile: resolve(env.ORCH_REQUESTHEADER_CLIENT_CA_FILE),
+            allowedNames: (env.ORCH_REQUESTHEADER_ALLOWED_NAMES ?? "").split(",").map((n) => n.trim()).filter(Boolean),
+          },
+        }
+      : {}),
   };
 }

@@ -21,9 +21,13 @@ import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type ApiserverConfig, serviceAccountDefaults } from "./config.js";
 import { setUpAuthentication } from "./authentication.js";
-import { ensurePki, kubeconfig } from "./bootstrap/pki.js";
+import { ensureControllerCredentials, ensurePki, kubeconfig } from "./bootstrap/pki.js";
+import { CONTROLLER_APPS, controllerUser, ensureBootstrapPolicy } from "./authz/bootstrap-policy.js";
+import { ClusterRoleAggregator } from "./authz/cluster-role-aggregation.js";
+import { RbacAuthorizer } from "./authz/rbac-authorizer.js";
 import { createApp } from "./http/app.js";
 import { JWKS_PATH } from "./http/oidc.js";
+import { CustomResourceServing } from "./custom-resources.js";
 import { GarbageCollector } from "./garbage-collector.js";
 import { NamespaceFinalizer } from "./namespace-finalizer.js";
 
@@ -62,6 +66,7 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   await mkdir(config.dataDir, { recursive: true });
   const hosts = [...new Set(["localhost", "127.0.0.1", config.bind])].filter((h) => h !== "0.0.0.0" && h !== "::");
   const pki = await ensurePki(config.dataDir, hosts);
+  const controllerCredentials = await ensureControllerCredentials(config.dataDir, pki, CONTROLLER_APPS, controllerUser);
   // Service account signing keys live beside the CA: `pki/sa-<n>.key`, the newest signing.
   const serviceAccountKeys = await ensureKeySet(join(config.dataDir, "pki"));
   const storage = new SqliteStorage({ path: join(config.dataDir, "orch.db") });
@@ -100,6 +105,7 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
     keys: serviceAccountKeys,
     serviceAccounts,
     tokenFile: config.tokenFile,
+    requestHeader: config.requestHeader,
     cluster,
   });
 
@@ -107,6 +113,8 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   for (const kind of builtinKinds(config.profile, { tokens: authentication.tokenService })) registry.add(kind);
   await ensureDefaultNamespace(storage);
   await ensureBuiltinObjects({ storage, hub }, config.profile);
+  // Custom kinds are registered before the components that index every kind's objects start.
+  const customResources = await CustomResourceServing.start(storage, registry, config.profile);
 
   const stores = new Map<string, ResourceStore>();
   const storeFor = (kind: KindDefinition) => {
@@ -115,12 +123,24 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
     if (!store || store.kind !== kind) stores.set(key, (store = new ResourceStore(kind, { storage, hub, cluster })));
     return store;
   };
+  const systemContext = () => ({
+    user: { username: "system:apiserver", groups: ["system:masters"] },
+    profile: config.profile,
+    warnings: [],
+  });
+
+  // Authorization: the RBAC index is complete before the first request, and the bootstrap policy exists.
+  const rbacGroup = config.profile.group("rbac.authorization");
+  const authorizer = await RbacAuthorizer.start(storage, rbacGroup);
+  await ensureBootstrapPolicy(config.profile, registry, storeFor, systemContext());
+  const aggregator = new ClusterRoleAggregator(authorizer, storeFor(registry.lookup(rbacGroup, "v1", "clusterroles")!), systemContext);
   let ready = false;
   const app = createApp({
     registry,
     storeFor,
     profile: config.profile,
     authenticate: authentication.authenticate,
+    authorizer,
     tokens: authentication.tokens,
     jwksUri: serviceAccounts.jwksUri ?? `${url}${JWKS_PATH}`,
     publicDiscovery: serviceAccounts.publicDiscovery,
@@ -129,11 +149,6 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   });
   handle = app.fetch;
 
-  const systemContext = () => ({
-    user: { username: "system:apiserver", groups: ["system:masters"] },
-    profile: config.profile,
-    warnings: [],
-  });
   const namespaceFinalizer = new NamespaceFinalizer(storage, registry, storeFor, systemContext);
   const garbageCollector = new GarbageCollector(storage, registry, storeFor, systemContext);
   // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
@@ -146,6 +161,15 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
       .catch((e) => console.error("compaction failed:", e));
   }, config.history.compactEveryMs);
   compactor.unref();
+
+  // Each controller app's own credentials, before the admin's kubeconfig says the apiserver is ready.
+  const controllersDir = join(config.dataDir, "controllers");
+  await mkdir(controllersDir, { recursive: true, mode: 0o700 });
+  for (const [app, credential] of controllerCredentials) {
+    const path = join(controllersDir, `${app}.kubeconfig`);
+    await writeFile(`${path}.tmp`, kubeconfig(url, pki, controllerUser(app), credential), { mode: 0o600 });
+    await rename(`${path}.tmp`, path);
+  }
 
   // Written last, atomically: its presence means the apiserver is ready for clients.
   const kubeconfigPath = join(config.dataDir, "kubeconfig");
@@ -163,6 +187,9 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
       clearInterval(compactor);
       namespaceFinalizer.stop();
       garbageCollector.stop();
+      aggregator.stop();
+      authorizer.stop();
+      customResources.stop();
       hub.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

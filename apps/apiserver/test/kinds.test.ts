@@ -21,6 +21,8 @@ interface Case {
   /** What DELETE answers: the object, or a Status. */
   deleteReturns: "object" | "Status";
   name?: string;
+  /** Deletion waits for a controller's finalizer, which the test removes as that controller would. */
+  heldByController?: boolean;
 }
 
 const cases: Case[] = [
@@ -91,7 +93,9 @@ const cases: Case[] = [
         versions: [{ name: "v1", served: true, storage: true, schema: { openAPIV3Schema: { type: "object" } } }],
       },
     }),
-    deleteReturns: "Status",
+    // Held by the clean-up finalizer until the crd-controller has deleted the instances.
+    deleteReturns: "object",
+    heldByController: true,
   },
 ];
 
@@ -138,6 +142,10 @@ describe.each(cases)("$kind", (c) => {
     } else {
       expect(deleted.body.kind).toBe(c.kind);
       expect(deleted.body.metadata.uid).toBe(created.body.metadata.uid);
+    }
+    if (c.heldByController) {
+      expect(deleted.body.metadata.finalizers).toHaveLength(1);
+      expect((await t.api.patch(`${path}/${name}`, { metadata: { finalizers: null } })).status).toBe(200);
     }
     // A namespace goes through Terminating; it is gone once emptied.
     for (let i = 0; i < 50 && (await t.api.get(`${path}/${name}`)).status === 200; i++) await sleep(50);

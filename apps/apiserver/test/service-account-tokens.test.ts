@@ -73,7 +73,17 @@ describe("TokenRequest", () => {
       groups: ["system:serviceaccounts", `system:serviceaccounts:${ns}`, "system:authenticated"],
       extra: { "authentication.orch.io/credential-id": [`JTI=${claimsOf(jwt).jti}`] },
     });
-    // Without RBAC any authenticated identity may act.
+    // It acts as the account: denied until a RoleBinding grants the account something.
+    expect((await t.api.withToken(jwt).get(`/api/v1/namespaces/${ns}/serviceaccounts`)).status).toBe(403);
+    const rbac = "rbac.authorization.orch.io";
+    const binding = await t.api.post(`/apis/${rbac}/v1/namespaces/${ns}/rolebindings`, {
+      apiVersion: `${rbac}/v1`,
+      kind: "RoleBinding",
+      metadata: { name: "robot-view" },
+      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "view" },
+      subjects: [{ kind: "ServiceAccount", name: "robot" }],
+    });
+    expect(binding.status).toBe(201);
     expect((await t.api.withToken(jwt).get(`/api/v1/namespaces/${ns}/serviceaccounts`)).status).toBe(200);
   });
 

@@ -8,6 +8,8 @@ export * from "./kinds/certificates.js";
 export * from "./kinds/resource.js";
 export * from "./kinds/scheduling.js";
 export * from "./kinds/authentication.js";
+export * from "./kinds/authorization.js";
+export * from "./kinds/rbac.js";
 export * from "./kinds/autoscaling.js";
 export * from "./kinds/apiextensions.js";
 export * from "./kinds/meta-list.js";

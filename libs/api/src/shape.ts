@@ -53,6 +53,7 @@ function derive(node: Node): Shape {
       const shape: ObjectShape = {
         kind: "object",
         field: (name) => (Object.hasOwn(entries, name) ? shapeOf(entries[name] as unknown as AnySchema) : undefined),
+        defaultOf: (name) => (Object.hasOwn(entries, name) ? schemaDefault(entries[name]!) : undefined),
         ...(meta.mapType ? { mapType: meta.mapType } : {}),
         ...(meta.retainKeys ? { retainKeys: true } : {}),
         ...(node.type === "loose_object" ? { preserveUnknown: true } : {}),
@@ -86,6 +87,12 @@ function lazyShape(node: Node): Shape {
     kind: "object",
     field: (name) => (target().kind === "object" ? (target() as ObjectShape).field(name) : undefined),
   };
+}
+
+/** The default an optional member takes (valibot `optional(schema, default)`). */
+function schemaDefault(node: Node): unknown {
+  const fallback = (node as { default?: unknown }).default;
+  return typeof fallback === "function" ? (fallback as () => unknown)() : fallback;
 }
 
 function structMeta(node: Node): StructSemantics {

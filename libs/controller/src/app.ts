@@ -7,6 +7,7 @@
 //   }});
 import { type NamingProfile, profileFromEnv } from "@orch/api";
 import { ApiClient, Informer, type InformerOptions, type KubeObject, type ResourceRef, loadKubeconfig } from "@orch/client";
+import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Controller, type ControllerOptions, runController } from "./controller.js";
 import { LeaderElector, type LeaderElectionOptions, leaseResource } from "./leader-election.js";
@@ -58,10 +59,15 @@ export interface ControllerApp {
 /** Time allowed for a clean stop; the launcher sends SIGKILL after 5 s. */
 const STOP_TIMEOUT_MS = 4_000;
 
-/** `$KUBECONFIG` (a path list), else `$ORCH_DATA_DIR/kubeconfig` (the one the apiserver writes). */
-export function kubeconfigPath(env: NodeJS.ProcessEnv): string | undefined {
+/**
+ * `$KUBECONFIG` (a path list), else the app's own identity `$ORCH_DATA_DIR/controllers/<app>.kubeconfig`
+ * when the apiserver wrote one for it, else `$ORCH_DATA_DIR/kubeconfig` (the admin's).
+ */
+export function kubeconfigPath(env: NodeJS.ProcessEnv, app?: string): string | undefined {
   if (env.KUBECONFIG) return undefined; // loadKubeconfig resolves the list
-  return join(resolve(env.ORCH_DATA_DIR || ".orch"), "kubeconfig");
+  const dataDir = resolve(env.ORCH_DATA_DIR || ".orch");
+  const own = app === undefined ? undefined : join(dataDir, "controllers", `${app}.kubeconfig`);
+  return own && existsSync(own) ? own : join(dataDir, "kubeconfig");
 }
 
 export async function runControllerApp(options: ControllerAppOptions): Promise<ControllerApp> {
@@ -72,7 +78,7 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const profile = profileFromEnv(env);
   const natsUrl = env.ORCH_NATS_URL || undefined;
-  const client = new ApiClient(loadKubeconfig(kubeconfigPath(env), env), { userAgent: options.name });
+  const client = new ApiClient(loadKubeconfig(kubeconfigPath(env, options.name), env), { userAgent: options.name });
 
   const work = new AbortController();
   const informers = new Map<string, Informer<any>>();

@@ -15,3 +15,4 @@ export * from "./label-selector-validation.js";
 export { SelectorError } from "./selector-error.js";
 export { goAggregate, goQuote } from "./go-format.js";
 export * from "./shape.js";
+export { applyStrategicMergePatch, parseStrategicMergePatch } from "./strategic-merge.js";

@@ -18,6 +18,8 @@ export interface ObjectShape {
   retainKeys?: boolean;
   /** Members beyond the named ones are kept (x-*-preserve-unknown-fields); they are untyped. */
   preserveUnknown?: boolean;
+  /** A member's schema default, if any: apply identifies list-map items that omit a defaulted key by it. */
+  defaultOf?(name: string): unknown;
 }
 
 /** A list; its semantics drive apply (`listType`) and strategic merge (`patchStrategy`). */

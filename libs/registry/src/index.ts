@@ -1,4 +1,6 @@
 export * from "./kind.js";
+export * from "./custom-resource-kind.js";
+export * from "./authorizer.js";
 export * from "./services.js";
 export { storageClusterReader } from "./cluster-reader.js";
 export * from "./registry.js";
@@ -6,4 +8,5 @@ export * from "./store.js";
 export * from "./watch.js";
 export type { ListOptions } from "./list-options.js";
 export { builtinKinds } from "./kinds/index.js";
+export { compactString, uncovered } from "./kinds/rbac-escalation.js";
 export { builtinObjects, ensureBuiltinObjects } from "./bootstrap.js";

@@ -2,6 +2,7 @@
 // no kind has request-path code of its own.
 import { type AnySchema, type NamingProfile, type ObjectHeader, shapeOf } from "@orch/api";
 import type { FieldError, Shape } from "@orch/machinery";
+import type { Authorizer } from "./authorizer.js";
 
 export interface UserInfo {
   username: string;
@@ -16,6 +17,11 @@ export interface RequestContext {
   profile: NamingProfile;
   /** Warnings to send back as `Warning` headers. */
   warnings: string[];
+  /**
+   * Answers access questions (signer permissions, RBAC escalation, reviews). Absent for the apiserver's
+   * own in-process requests, which act as `system:masters` and may do everything.
+   */
+  authorizer?: Authorizer;
 }
 
 /** The hooks of one endpoint (the main resource or a subresource such as `status`). */
@@ -88,10 +94,30 @@ export interface KindDefinition {
   shortNames: readonly string[];
   categories: readonly string[];
   namespaced: boolean;
-  /** A custom resource served from a CustomResourceDefinition (JSON merge semantics for strategic patches). */
+  /**
+   * A custom resource served from a CustomResourceDefinition (JSON merge semantics for strategic patches;
+   * printer columns give finished cells, as Kubernetes' table convertor).
+   */
   custom?: boolean;
+  /**
+   * ObjectMeta checked by apimachinery's generic rules only, as apiextensions' kinds are: finalizer
+   * names need not be Kubernetes' standard ones when unqualified.
+   */
+  genericMetaValidation?: boolean;
+  /** Sent as a `Warning` with every request to this version (a deprecated custom resource version). */
+  deprecationWarning?: string;
   /** Decodes bodies: type checks, pruning, static defaults. */
   schema: AnySchema;
+  /**
+   * Drops, in place, what a custom resource's structural schema does not know (before `schema` decodes
+   * the rest) and returns the dropped paths, reported like unknown fields under fieldValidation.
+   */
+  prune?: (obj: Record<string, unknown>) => string[];
+  /**
+   * One storage served in several versions (a custom resource with conversion `None`): objects are
+   * stored with this apiVersion and read back in the version requested; nothing else changes.
+   */
+  storageApiVersion?: string;
   /**
    * How the data merges (list and struct semantics) for strategic merge and server-side apply.
    * Built-in kinds derive it from `schema` (see `kindShape`); custom resources from their CRD's schema.
@@ -141,7 +167,10 @@ export interface KindDefinition {
    * throwing a StatusError. Delete-collection does not ask, as in Kubernetes.
    */
   beforeDelete?: (name: string) => void;
-  /** Marks an object whose deletion waits for finalizers (a Namespace enters Terminating). */
+  /**
+   * Marks an object whose deletion starts (a Namespace enters Terminating); finalizers it adds hold the
+   * deletion back (a CustomResourceDefinition's instance clean-up).
+   */
   prepareForDelete?: (obj: ObjectHeader) => void;
 }
 

@@ -8,7 +8,7 @@ const options = (kind: KindDefinition, obj: ObjectHeader) => ({
   nameValidator: (name: string, prefix: boolean) =>
     kind.validateName ? kind.validateName(name, prefix, obj) : nameIsDNSSubdomain(name, prefix),
   // Built-in kinds also require unprefixed finalizers to be standard ones.
-  kubeFinalizers: true,
+  kubeFinalizers: !kind.genericMetaValidation,
 });
 
 export function validateMetaForCreate(kind: KindDefinition, obj: ObjectHeader): FieldError[] {

@@ -26,8 +26,9 @@ import {
   type StoredObject,
   keyText,
 } from "@orch/storage";
+import { recordWrite } from "@orch/fieldmanager";
 import { randomUUID } from "node:crypto";
-import { type ClusterReader, type KindDefinition, type RequestContext, type Strategy, apiVersionOf, specFields, storageResource } from "./kind.js";
+import { type ClusterReader, type KindDefinition, type RequestContext, type Strategy, apiVersionOf, kindShape, specFields, storageResource } from "./kind.js";
 import { validateMetaForCreate, validateMetaForUpdate } from "./meta-validation.js";
 import { readPath, writePath } from "./json-path.js";
 import { type ListOptions, type ListPlan, planList } from "./list-options.js";
@@ -38,6 +39,13 @@ export type FieldValidation = "Ignore" | "Warn" | "Strict";
 export interface WriteOptions {
   dryRun?: boolean;
   fieldValidation?: FieldValidation;
+  /**
+   * Who writes, as recorded in `metadata.managedFields` (the request's fieldManager, else its user
+   * agent's first segment). Without one, managedFields are carried over unchanged.
+   */
+  fieldManager?: string;
+  /** A server-side apply: the object's managedFields come from the apply, and a missing object is created. */
+  apply?: boolean;
 }
 
 /** A parsed request body, with the duplicate keys its JSON/YAML text had. */
@@ -136,12 +144,33 @@ export class ResourceStore {
     return this.deps.hub.revision;
   }
 
+  /** Stored text as the served version shows it: only `apiVersion` differs between versions of one storage. */
+  private present(text: string): string {
+    if (!this.kind.storageApiVersion) return text;
+    const served = apiVersionOf(this.kind);
+    if (text.startsWith(`{"apiVersion":${JSON.stringify(served)},`)) return text;
+    const obj = JSON.parse(text) as ObjectHeader;
+    obj.apiVersion = served;
+    return JSON.stringify(obj);
+  }
+
+  private read(stored: StoredObject): ObjectHeader {
+    const obj = parse(stored);
+    if (this.kind.storageApiVersion) obj.apiVersion = apiVersionOf(this.kind);
+    return obj;
+  }
+
+  /** What is written: the object in the storage version (the caller's copy keeps the served one). */
+  private persisted(obj: ObjectHeader): ObjectHeader {
+    return this.kind.storageApiVersion ? { ...obj, apiVersion: this.kind.storageApiVersion } : obj;
+  }
+
   // ---- reads ----------------------------------------------------------------------------------
 
   async get(namespace: string, name: string): Promise<StoredObject> {
     const found = await this.deps.storage.get(this.key(namespace, name));
     if (!found) throw errors.notFound(this.gr, name);
-    return found;
+    return this.kind.storageApiVersion ? { ...found, value: this.present(found.value) } : found;
   }
 
   async list(options: ListOptions): Promise<ListResponse> {
@@ -163,7 +192,8 @@ export class ResourceStore {
         limit: plan.limit,
         filter: plan.filter && ((o) => plan.filter!(parse(o))),
       });
-      const response: ListResponse = { items: result.items, resourceVersion: String(result.revision) };
+      const items = this.kind.storageApiVersion ? result.items.map((o) => ({ ...o, value: this.present(o.value) })) : result.items;
+      const response: ListResponse = { items, resourceVersion: String(result.revision) };
       if (result.continueAfter) {
         response.continue = plan.encodeContinue(result.revision, result.continueAfter);
         if (result.remaining !== undefined) response.remainingItemCount = result.remaining;
@@ -196,6 +226,11 @@ export class ResourceStore {
     const matches = plan.filter;
     const hub = this.deps.hub;
     const filter = (change: Change): WatchEvent | undefined => {
+      const event = select(change);
+      if (event && this.kind.storageApiVersion) event.object = this.present(event.object);
+      return event;
+    };
+    const select = (change: Change): WatchEvent | undefined => {
       if (plan.namespace !== undefined && change.namespace !== plan.namespace) return undefined;
       if (!matches) return { type: change.type, object: change.value, revision: change.revision };
       const now = change.type !== "DELETED" && matches(JSON.parse(change.value) as ObjectHeader);
@@ -243,7 +278,7 @@ export class ResourceStore {
   /** Body → object of this kind: apiVersion/kind checks, unknown/duplicate fields, types, defaults. */
   decode(body: Body, ctx: RequestContext, options: WriteOptions): ObjectHeader {
     const obj = decodeAs(
-      { apiVersion: apiVersionOf(this.kind), version: this.kind.version, kind: this.kind.kind, schema: this.kind.schema },
+      { apiVersion: apiVersionOf(this.kind), version: this.kind.version, kind: this.kind.kind, schema: this.kind.schema, prune: this.kind.prune },
       body,
       ctx,
       options,
@@ -317,7 +352,7 @@ export class ResourceStore {
     change: (current: ObjectHeader) => unknown,
   ): Promise<WriteResult> {
     const mapping = this.scaleMapping;
-    const result = await this.update(namespace, name, undefined, ctx, options, (current) => {
+    const result = await this.update(namespace, name, "scale", ctx, options, (current) => {
       if (!current) throw errors.notFound(this.gr, name);
       const scale = decodeAs(SCALE, { value: change(this.scaleOf(current)) }, ctx, options) as Scale & ObjectHeader;
       const replicas = scale.spec.replicas ?? 0;
@@ -393,6 +428,33 @@ export class ResourceStore {
     return this.deps.cluster ?? { list: async () => [], get: async () => undefined };
   }
 
+  /** The object as the request proposed it, before the strategy prepared it; kept only when fields are tracked. */
+  private proposal(obj: ObjectHeader, options: WriteOptions): ObjectHeader | undefined {
+    return options.fieldManager !== undefined ? clone(obj) : undefined;
+  }
+
+  /**
+   * managedFields, for every write path (create, update, patch, apply, subresources): the request's
+   * manager gains what it changed; what the strategy reset (status on the main endpoint, the rest on
+   * /status) is nobody's doing.
+   */
+  private recordManagedFields(
+    live: ObjectHeader | undefined,
+    proposed: ObjectHeader | undefined,
+    obj: ObjectHeader,
+    subresource: string | undefined,
+    options: WriteOptions,
+  ): void {
+    if (!proposed || options.fieldManager === undefined) return;
+    recordWrite(live, proposed, obj, kindShape(this.kind), {
+      manager: options.fieldManager,
+      apiVersion: apiVersionOf(this.kind),
+      ...(subresource ? { subresource } : {}),
+      operation: options.apply ? "Apply" : "Update",
+      hasStatusSubresource: this.kind.subresources.status !== undefined,
+    });
+  }
+
   /** Cross-object rules, after the object's own rules passed. */
   private async admit(strategy: Strategy, obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext) {
     if (!strategy.admit) return;
@@ -412,6 +474,7 @@ export class ResourceStore {
   async create(namespace: string, body: Body, ctx: RequestContext, options: WriteOptions): Promise<WriteResult> {
     const obj = this.decode(body, ctx, options);
     if (this.kind.answer) {
+      this.placeInNamespace(obj, namespace);
       this.kind.strategy.prepareForCreate?.(obj, ctx);
       const errs = this.kind.strategy.validate?.(obj, ctx) ?? [];
       if (errs.length > 0) this.invalid(obj.metadata.name ?? "", errs);
@@ -439,7 +502,9 @@ export class ResourceStore {
     delete meta.deletionTimestamp;
     delete meta.deletionGracePeriodSeconds;
     delete meta.selfLink;
+    const proposed = this.proposal(obj, options);
     this.kind.strategy.prepareForCreate?.(obj, ctx);
+    this.recordManagedFields(undefined, proposed, obj, undefined, options);
     this.validate(this.kind.strategy, obj, undefined, ctx);
     await this.admit(this.kind.strategy, obj, undefined, ctx);
     await this.checkNamespace(namespace, obj);
@@ -452,7 +517,7 @@ export class ResourceStore {
     for (let attempt = 1; ; attempt++) {
       const key = this.key(namespace, meta.name!);
       try {
-        await this.deps.storage.create(key, obj);
+        await this.deps.storage.create(key, this.persisted(obj));
         return { object: obj, code: 201 };
       } catch (e) {
         if (!(e instanceof KeyExistsError)) throw e;
@@ -490,11 +555,12 @@ export class ResourceStore {
     options: WriteOptions,
     mutate: (current: ObjectHeader | undefined) => ObjectHeader,
   ): Promise<WriteResult> {
-    const strategy = subresource ? this.kind.subresources[subresource] : this.kind.strategy;
+    // /scale changes the object through its main strategy.
+    const strategy = subresource && subresource !== "scale" ? this.kind.subresources[subresource] : this.kind.strategy;
     if (!strategy) throw errors.notFoundPath();
     for (let attempt = 0; ; attempt++) {
       const stored = await this.deps.storage.get(this.key(namespace, name));
-      const current = stored && parse(stored);
+      const current = stored && this.read(stored);
       const obj = mutate(current && clone(current));
       const meta = obj.metadata;
       // An empty name in the body mismatches too (Kubernetes' checkName).
@@ -504,7 +570,7 @@ export class ResourceStore {
       meta.name = name;
       this.placeInNamespace(obj, namespace);
       if (!stored || !current) {
-        if (!this.kind.allowCreateOnUpdate || subresource) throw errors.notFound(this.gr, name);
+        if (!(this.kind.allowCreateOnUpdate || options.apply) || subresource) throw errors.notFound(this.gr, name);
         delete meta.resourceVersion;
         return this.createObject(namespace, obj, ctx, options);
       }
@@ -527,19 +593,22 @@ export class ResourceStore {
       meta.deletionTimestamp = current.metadata.deletionTimestamp;
       meta.deletionGracePeriodSeconds = current.metadata.deletionGracePeriodSeconds;
       if (current.metadata.managedFields && !meta.managedFields) meta.managedFields = current.metadata.managedFields;
+      const proposed = this.proposal(obj, options);
       strategy.prepareForUpdate?.(obj, current, ctx);
+      this.recordManagedFields(current, proposed, obj, subresource, options);
       this.validate(strategy, obj, current, ctx);
       await this.admit(strategy, obj, current, ctx);
-      if (!specEqual(this.kind, obj, current)) meta.generation = (current.metadata.generation ?? 0) + 1;
+      // Only the main endpoint (and /scale, which writes through it) moves the generation, as in Kubernetes.
+      if ((!subresource || subresource === "scale") && !specEqual(this.kind, obj, current)) meta.generation = (current.metadata.generation ?? 0) + 1;
       dropUndefined(meta);
       if (sameObject(obj, current)) return { object: current, code: 200 };
       if (options.dryRun) return { object: obj, code: 200 };
       try {
         if (meta.deletionTimestamp && !meta.deletionGracePeriodSeconds && this.pendingFinalizers(obj).length === 0) {
           // The last finalizer is gone from an object being deleted: it goes now.
-          await this.deps.storage.delete(this.key(namespace, name), obj, stored.revision);
+          await this.deps.storage.delete(this.key(namespace, name), this.persisted(obj), stored.revision);
         } else {
-          await this.deps.storage.update(this.key(namespace, name), obj, stored.revision);
+          await this.deps.storage.update(this.key(namespace, name), this.persisted(obj), stored.revision);
         }
         return { object: obj, code: 200 };
       } catch (e) {
@@ -593,28 +662,29 @@ export class ResourceStore {
           marked.metadata.deletionGracePeriodSeconds = grace;
           if (pending === undefined && (marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
           this.kind.prepareForDelete?.(marked);
-          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), marked, stored.revision);
+          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), this.persisted(marked), stored.revision);
           return { code: 200, body: marked };
         }
+        // The kind marks a deletion that starts, possibly adding finalizers of its own.
+        const marked = clone(current);
+        if (!current.metadata.deletionTimestamp) this.kind.prepareForDelete?.(marked);
         // The propagation policy becomes a finalizer the garbage collector acts on (orphan, foregroundDeletion).
-        const finalizers = withPropagationFinalizers(current.metadata.finalizers ?? [], options);
+        const finalizers = withPropagationFinalizers(marked.metadata.finalizers ?? [], options);
         const changed = !jsonEqual(finalizers, current.metadata.finalizers ?? []);
         if (finalizers.length > 0 || (this.kind.specFinalizers?.(current) ?? []).length > 0) {
           // Whoever owns a finalizer removes it; the last removal deletes the object.
           if (current.metadata.deletionTimestamp && !changed) return { code: 200, body: current };
-          const marked = clone(current);
           if (finalizers.length > 0) marked.metadata.finalizers = finalizers;
           else delete marked.metadata.finalizers;
           if (!marked.metadata.deletionTimestamp) {
             marked.metadata.deletionTimestamp = rfc3339();
             marked.metadata.deletionGracePeriodSeconds = 0;
             if ((marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
-            this.kind.prepareForDelete?.(marked);
           }
-          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), marked, stored.revision);
+          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), this.persisted(marked), stored.revision);
           return { code: options.orphanDependents === false ? 202 : 200, body: marked };
         }
-        if (!dryRun) await this.deps.storage.delete(this.key(namespace, name), current, stored.revision);
+        if (!dryRun) await this.deps.storage.delete(this.key(namespace, name), this.persisted(current), stored.revision);
       } catch (e) {
         if (e instanceof RevisionConflictError && attempt < MAX_RETRIES) continue;
         if (e instanceof KeyNotFoundError) throw errors.notFound(this.gr, name);
@@ -659,6 +729,7 @@ interface DecodeTarget {
   schema: AnySchema;
   /** Refuse a body that names another apiVersion (the main endpoint; subresources take their own). */
   checkApiVersion?: boolean;
+  prune?: (obj: Record<string, unknown>) => string[];
 }
 
 /**
@@ -692,6 +763,7 @@ function decodeAs(
     errors.badRequest(`${kind} in version "${target.version}" cannot be handled as a ${expected}: ${why}`);
   if (kind !== expected) throw cannot(`no conversion from ${kind} to ${expected}`);
   const unknown: string[] = [];
+  if (target.prune) unknown.push(...target.prune(raw));
   pruneUnknown(target.schema, raw, unknown);
   const problems = [
     ...unknown.map((f) => `unknown field "${f}"`),

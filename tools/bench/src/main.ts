@@ -8,6 +8,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
+import { authorizationLoad } from "./authorization.js";
 import { runBaselineServer } from "./baseline.js";
 import { eventRate, natsLatency } from "./events.js";
 import { type LoadResult, type Tls, percentile, pool, runLoad } from "./load.js";
@@ -259,6 +260,7 @@ async function main(): Promise<void> {
   const watch = await watchLatency(api, p);
   const fanout = await watcherFanout(api.origin, api.tls, p, N.watchers, N.fanoutEvents, 100);
   const tokens = await tokenLoad(api.origin, api.tls, p, N.tokens, CONCURRENCY);
+  const authz = await authorizationLoad(api.origin, api.tls, p, N.gets, CONCURRENCY, 100);
 
   const stored = 1000 + N.creates + N.list + N.watchEvents + N.fanoutEvents;
   await createNamespace(p, "bulk");
@@ -315,6 +317,8 @@ async function main(): Promise<void> {
     ["token reviews/s, a new token each (signature verified)", rate(tokens.reviewsFresh), ""],
     ["token reviews/s, one token again (signature remembered)", rate(tokens.reviewsSame), ""],
     ["gets/s authenticated by a service account token", rate(tokens.requests), ""],
+    [`gets/s by a service account allowed by RBAC (${authz.bindings} other bindings)`, rate(authz.allowed), ""],
+    [`requests/s denied by RBAC (403, ${authz.bindings} other bindings)`, rate(authz.denied), ""],
     ["start until /readyz: the launcher (after the build)", `${fmt(percentile(starts.sort((a, b) => a - b), 50), 0)} ms median of ${starts.length}`, "≤ 1,500 ms"],
     ["start until /readyz: `npm start` (npm + build + launcher)", `${fmt(percentile(npmStarts.sort((a, b) => a - b), 50), 0)} ms median of ${npmStarts.length}`, ""],
     [`apiserver RSS with ${N.stored.toLocaleString("en")} objects`, `${fmt(rssLoaded, 0)} MiB after loading them, ${fmt(rssRestarted, 0)} MiB after a restart and a list`, "≤ 400 MB"],
@@ -325,7 +329,8 @@ async function main(): Promise<void> {
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
   const tokenErrors = tokens.issued.errors + tokens.reviewsFresh.errors + tokens.reviewsSame.errors + tokens.requests.errors;
-  const errors = creates.errors + gets.errors + fanout.errors + natsLat.errors + tokenErrors + base.creates.errors + base.gets.errors;
+  const errors =
+    creates.errors + gets.errors + fanout.errors + natsLat.errors + tokenErrors + authz.allowed.errors + authz.denied.errors + base.creates.errors + base.gets.errors;
   if (errors > 0) console.log(`\n${errors} requests failed`);
 }
 

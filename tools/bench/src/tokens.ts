@@ -24,6 +24,21 @@ export async function tokenLoad(origin: string, tls: Tls, admin: Pool, total: nu
     body: JSON.stringify({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "bench-robot" } }),
   });
   await created.body.dump();
+  // The account may read what the gets below read.
+  const rbac = "rbac.authorization.orch.io";
+  const bound = await admin.request({
+    path: `/apis/${rbac}/v1/namespaces/default/rolebindings`,
+    method: "POST",
+    headers: JSON_TYPE,
+    body: JSON.stringify({
+      apiVersion: `${rbac}/v1`,
+      kind: "RoleBinding",
+      metadata: { name: "bench-robot" },
+      roleRef: { apiGroup: rbac, kind: "ClusterRole", name: "view" },
+      subjects: [{ kind: "ServiceAccount", name: "bench-robot" }],
+    }),
+  });
+  await bound.body.dump();
 
   const tokens: string[] = [];
   const tokenRequest = JSON.stringify({ apiVersion: `${GROUP}/v1`, kind: "TokenRequest", spec: {} });

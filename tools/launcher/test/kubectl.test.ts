@@ -111,6 +111,7 @@ describe("kubectl against orch", () => {
   it("replaces, patches, scales and deletes", async () => {
     const replaced = await apply("web.yaml", deployment("web", { tier: "front", version: "2" }), "replace");
     expect(replaced.stdout.trim()).toBe("deployment.apps/web replaced");
+    const generation = Number((await cp.kubectl("get", "deployment", "web", "-o", "jsonpath={.metadata.generation}")).stdout);
     const patched = await cp.kubectl("patch", "deployment", "web", "--type=merge", "-p", '{"spec":{"replicas":3}}');
     expect(patched.stdout.trim()).toBe("deployment.apps/web patched");
     const fields = await cp.kubectl(
@@ -120,7 +121,8 @@ describe("kubectl against orch", () => {
       "-o",
       "jsonpath={.spec.replicas} {.metadata.labels.version} {.metadata.generation}",
     );
-    expect(fields.stdout).toBe("3 2 2");
+    // The patch changed the spec: one generation more.
+    expect(fields.stdout).toBe(`3 2 ${generation + 1}`);
     const scaled = await cp.kubectl("scale", "deployment", "web", "--replicas=5", "--current-replicas=3");
     expect(scaled.stdout.trim()).toBe("deployment.apps/web scaled");
     const stale = await cp.kubectl("scale", "deployment", "web", "--replicas=1", "--current-replicas=3");
@@ -167,13 +169,14 @@ describe("the control plane's processes", () => {
     expect(url).toBeDefined();
     const nc = await connect({ servers: url! });
     try {
-      await apply("evented.yaml", deployment("evented", {}));
+      // A kind no controller writes to, so its last event is its creation.
+      await cp.kubectl("create", "serviceaccount", "evented");
       const jsm = await nc.jetstreamManager();
       // The relay publishes right after commit; allow it a moment.
       let msg: Awaited<ReturnType<typeof jsm.streams.getMessage>> | undefined;
       for (let i = 0; i < 50 && !msg; i++) {
         msg = await jsm.streams
-          .getMessage("ORCH_EVENTS", { last_by_subj: "orch.events.apps.deployments.default.evented" })
+          .getMessage("ORCH_EVENTS", { last_by_subj: "orch.events.core.serviceaccounts.default.evented" })
           .catch(() => undefined);
         if (!msg) await new Promise((r) => setTimeout(r, 100));
       }
@@ -202,7 +205,7 @@ describe("the control plane's processes", () => {
     expect(after).not.toBe(pid);
     expect(cp.output.join("\n")).toMatch(/\[apiserver\] exited \(SIGKILL\); restarting in \d+ ms/);
     // Data written before the crash is still there.
-    expect((await cp.kubectl("get", "deployment", "evented", "-o", "name")).stdout.trim()).toBe("deployment.apps/evented");
+    expect((await cp.kubectl("get", "serviceaccount", "evented", "-o", "name")).stdout.trim()).toBe("serviceaccount/evented");
   });
 });
 

@@ -50,7 +50,8 @@ describe("service account tokens with kubectl", () => {
     const info = (JSON.parse(me.stdout) as { status: { userInfo: { username: string; groups: string[] } } }).status.userInfo;
     expect(info.username).toBe("system:serviceaccount:default:robot");
     expect(info.groups).toEqual(["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"]);
-    // Without RBAC any authenticated identity may act.
+    // The account may read service accounts once a RoleBinding lets it.
+    expect((await cp.kubectl("create", "rolebinding", "robot-view", "--clusterrole=view", "--serviceaccount=default:robot")).code).toBe(0);
     expect((await as("get", "serviceaccount", "robot", "-o", "name")).stdout.trim()).toBe("serviceaccount/robot");
 
     // Deleting the account ends the token.

@@ -1,5 +1,6 @@
-// First start: a cluster CA, the apiserver's serving certificate and the admin credential, kept in
-// the data directory so later starts (and clients) reuse them.
+// First start: a cluster CA, the apiserver's serving certificate, the admin credential and one client
+// certificate per built-in controller app, kept in the data directory so later starts (and clients)
+// reuse them.
 import { createCA, issueCertificate } from "@orch/pki";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
@@ -68,9 +69,49 @@ export async function ensurePki(dataDir: string, hostnames: string[]): Promise<C
   };
 }
 
+/** A client credential: certificate and key, PEM. */
+export interface ClientCredential {
+  certPem: string;
+  keyPem: string;
+}
+
+/**
+ * A client certificate per controller app, CN `userOf(app)` and no organization: each app is its own
+ * user, bound by the bootstrap policy to a role with exactly what it needs (not system:masters).
+ */
+export async function ensureControllerCredentials(
+  dataDir: string,
+  pki: ClusterPki,
+  apps: readonly string[],
+  userOf: (app: string) => string,
+): Promise<Map<string, ClientCredential>> {
+  const dir = join(dataDir, "pki", "controllers");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const ca = { certPem: pki.caPem, keyPem: pki.caKeyPem };
+  const credentials = new Map<string, ClientCredential>();
+  for (const app of apps) {
+    const pair = await ensurePair(dir, app, () =>
+      issueCertificate({
+        ca,
+        subject: { commonName: userOf(app) },
+        usages: ["digital signature", "key encipherment", "client auth"],
+        validitySeconds: ONE_YEAR,
+      }),
+    );
+    credentials.set(app, pair);
+  }
+  return credentials;
+}
+
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
-export function kubeconfig(server: string, pki: ClusterPki, user = "orch-admin"): string {
+/** A kubeconfig for `server`: the cluster CA and a client credential (the admin's by default). */
+export function kubeconfig(
+  server: string,
+  pki: ClusterPki,
+  user = "orch-admin",
+  credential: ClientCredential = { certPem: pki.adminCertPem, keyPem: pki.adminKeyPem },
+): string {
   return `apiVersion: v1
 kind: Config
 clusters:
@@ -81,8 +122,8 @@ clusters:
 users:
 - name: ${user}
   user:
-    client-certificate-data: ${b64(pki.adminCertPem)}
-    client-key-data: ${b64(pki.adminKeyPem)}
+    client-certificate-data: ${b64(credential.certPem)}
+    client-key-data: ${b64(credential.keyPem)}
 contexts:
 - name: orch
   context:

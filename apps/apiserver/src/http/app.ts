@@ -1,11 +1,13 @@
 // The HTTP surface: health, version, discovery and OpenAPI, then one handler for every resource.
 import type { HttpBindings } from "@hono/node-server";
 import type { NamingProfile } from "@orch/api";
-import { errors, failure } from "@orch/machinery";
-import type { RequestContext } from "@orch/registry";
+import { StatusError, errors, failure } from "@orch/machinery";
+import type { Authorizer, RequestContext } from "@orch/registry";
 import type { ServiceAccountTokens } from "@orch/tokens";
 import { Hono } from "hono";
 import type { TLSSocket } from "node:tls";
+import { impersonate } from "../authz/impersonation.js";
+import { forbidden, requestAttributes } from "../authz/request-attributes.js";
 import { type ChainResult, type Credentials, bearerToken } from "./authn.js";
 import {
   AGGREGATED_TYPE,
@@ -25,6 +27,8 @@ export interface AppDeps extends ResourceDeps {
   profile: NamingProfile;
   /** The authenticator chain: client certificates, static tokens, service account tokens. */
   authenticate: (credentials: Credentials) => Promise<ChainResult>;
+  /** Decides every authenticated request (RBAC), and answers the kinds that ask it. */
+  authorizer: Authorizer;
   /** The service account token issuer, for OIDC discovery. */
   tokens: ServiceAccountTokens;
   /** Where discovery says the key set is. */
@@ -71,9 +75,17 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const result = await deps.authenticate({
       socket: c.env.incoming.socket as TLSSocket,
       token: bearerToken(c.req.header("authorization")),
+      headers: c.env.incoming.headersDistinct,
     });
     if (!("user" in result)) return respondError(errors.unauthorized());
-    c.set("ctx", { user: result.user, profile: deps.profile, warnings: [] });
+    // Impersonation, then authorization of what the (possibly impersonated) user asks, as Kubernetes' filters.
+    const impersonated = await impersonate(c.env.incoming.headersDistinct, result.user, deps.authorizer, deps.profile);
+    if (impersonated instanceof StatusError) return respondError(impersonated);
+    const user = impersonated ?? result.user;
+    const attributes = requestAttributes(user, c.req.method, new URL(c.req.url));
+    const decision = await deps.authorizer.authorize(attributes);
+    if (!decision.allowed) return respondError(forbidden(attributes, decision.reason));
+    c.set("ctx", { user, profile: deps.profile, warnings: [], authorizer: deps.authorizer });
     await next();
   });
 

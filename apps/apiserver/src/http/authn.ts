@@ -1,8 +1,10 @@
 // Who is calling: each authenticator in turn, the first that recognises the request wins, as in
-// Kubernetes' union authenticator. Client certificates signed by the cluster CA (user = CN,
-// groups = O), then bearer tokens: the static token file, then service account tokens.
+// Kubernetes' union authenticator. A trusted front proxy's headers (when configured), client
+// certificates signed by the cluster CA (user = CN, groups = O), then bearer tokens: the static token
+// file, then service account tokens.
 import type { UserInfo } from "@orch/registry";
 import { goAggregate } from "@orch/machinery";
+import { X509Certificate } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { TLSSocket } from "node:tls";
 
@@ -11,6 +13,8 @@ export interface Credentials {
   socket?: TLSSocket;
   /** The bearer token of the `Authorization` header, if any. */
   token?: string;
+  /** The request headers by lowercase name, every value kept (request-header authentication reads them). */
+  headers?: Record<string, string[] | undefined>;
   /**
    * The audiences the caller accepts (a TokenReview's `spec.audiences`); absent for a request to the
    * apiserver itself, which accepts its own.
@@ -130,4 +134,81 @@ function csvFields(line: string): string[] {
   }
   fields.push(field.trim());
   return fields;
+}
+
+/** Kubernetes' request-header settings (--requestheader-*), with its fixed header names. */
+export interface RequestHeaderConfig {
+  /** PEM of the CA that signs the front proxy's client certificate. */
+  clientCaPem: string;
+  /** Common names the proxy certificate may have; empty for any. */
+  allowedNames: readonly string[];
+}
+
+const CLIENT_AUTH_USAGE = "1.3.6.1.5.5.7.3.2";
+const EXTRA_HEADER_PREFIX = "x-remote-extra-";
+
+/**
+ * Request-header authentication (k8s.io/apiserver/pkg/authentication/request/headerrequest): a request
+ * whose client certificate the front-proxy CA signed (with an allowed common name) is the user its
+ * `X-Remote-User`, `X-Remote-Group` and `X-Remote-Extra-<key>` headers name. A proxy certificate that
+ * does not verify is an error; a verified one without `X-Remote-User` leaves the request to the others.
+ */
+export function requestHeaders(config: RequestHeaderConfig): Authenticator {
+  const ca = new X509Certificate(config.clientCaPem);
+  const verified = new WeakMap<TLSSocket, string | undefined>();
+  return ({ socket, headers }) => {
+    if (!socket || !headers) return undefined;
+    if (!verified.has(socket)) verified.set(socket, verifyProxy(socket, ca, config.allowedNames));
+    const problem = verified.get(socket);
+    if (problem === NOT_A_PROXY) return undefined;
+    if (problem) return { error: problem };
+    const username = (headers["x-remote-user"] ?? []).find((v) => v.trim() !== "");
+    if (!username) return undefined;
+    const groups = (headers["x-remote-group"] ?? []).filter((v) => v.trim() !== "");
+    const extra: Record<string, string[]> = {};
+    for (const [name, values] of Object.entries(headers)) {
+      if (!name.startsWith(EXTRA_HEADER_PREFIX)) continue;
+      // Keys are case-insensitive and may be percent-encoded (spec 2.4): reported lowercase, unescaped.
+      const key = unescapeKey(name.slice(EXTRA_HEADER_PREFIX.length).toLowerCase());
+      const kept = (values ?? []).filter((v) => v.trim() !== "");
+      if (kept.length) (extra[key] ??= []).push(...kept);
+    }
+    return {
+      user: {
+        username,
+        groups: groups.includes(AUTHENTICATED) ? groups : [...groups, AUTHENTICATED],
+        ...(Object.keys(extra).length ? { extra } : {}),
+      },
+    };
+  };
+}
+
+/** Marks a connection whose certificate the front-proxy CA did not issue: not a proxy, nothing to report. */
+const NOT_A_PROXY = "";
+
+/** undefined for a good proxy certificate, NOT_A_PROXY, or why an issued one is refused. */
+function verifyProxy(socket: TLSSocket, ca: X509Certificate, allowedNames: readonly string[]): string | undefined {
+  const raw = socket.getPeerCertificate()?.raw;
+  if (!raw) return NOT_A_PROXY;
+  const cert = new X509Certificate(raw);
+  if (!cert.checkIssued(ca) || !cert.verify(ca.publicKey)) return NOT_A_PROXY;
+  const now = Date.now();
+  if (now < Date.parse(cert.validFrom) || now > Date.parse(cert.validTo)) return "x509: certificate has expired or is not yet valid";
+  if (cert.keyUsage && !cert.keyUsage.includes(CLIENT_AUTH_USAGE)) {
+    return "x509: certificate specifies an incompatible key usage";
+  }
+  const cn = /^CN=(.*)$/m.exec(cert.subject)?.[1] ?? "";
+  if (allowedNames.length > 0 && !allowedNames.includes(cn)) {
+    return `x509: subject with cn=${cn} is not in the allowed list`;
+  }
+  return undefined;
+}
+
+/** url.PathUnescape, keeping a malformed key as it came. */
+function unescapeKey(key: string): string {
+  try {
+    return decodeURIComponent(key);
+  } catch {
+    return key;
+  }
 }

@@ -24,6 +24,10 @@ function kindDocument(kinds: KindDefinition[]) {
       responses: { "200": { description: "OK" } },
     });
     paths[base] = { get: op("list", []), post: op("post"), delete: op("deletecollection", []) };
+    // The patch operation names no request body, so `kubectl apply` and `edit` take strategic merge metadata
+    // from their compiled-in types (core, apps and the k8s.io groups) and send JSON merge patches for the rest.
+    // Advertising application/strategic-merge-patch+json here would make them compute patches from these
+    // schemas, which carry no x-kubernetes-patch-strategy.
     paths[`${base}/{name}`] = {
       get: op("get", []),
       put: op("put"),

@@ -1,7 +1,20 @@
 // The one request path for every kind: resolve the kind from the URL, then call the generic store.
-import type { ObjectHeader } from "@orch/api";
-import { StatusError, errors, success, failure, fieldError, applyJsonPatch, applyMergePatch, patchTypes } from "@orch/machinery";
+import { type ObjectHeader, Scale, shapeOf } from "@orch/api";
+import {
+  type Shape,
+  StatusError,
+  errors,
+  success,
+  failure,
+  fieldError,
+  applyJsonPatch,
+  applyMergePatch,
+  applyStrategicMergePatch,
+  parseStrategicMergePatch,
+  patchTypes,
+} from "@orch/machinery";
 import { PROTOBUF_CONTENT_TYPE, UnsupportedProtobufKindError, decodeKubernetesProtobuf } from "@orch/machinery/protobuf";
+import { applyConfiguration, managerOrUserAgent, validateFieldManager } from "@orch/fieldmanager";
 import {
   type DeleteOptions,
   type FieldValidation,
@@ -13,6 +26,7 @@ import {
   StrictDecodingError,
   type WatchEvent,
   apiVersionOf,
+  kindShape,
 } from "@orch/registry";
 import type { ResourceRequest } from "./request-info.js";
 import { type ResponseFormat, negotiate, parseBody, parseMediaType } from "./negotiation.js";
@@ -62,10 +76,12 @@ function listOptions(req: IncomingRequest): ListOptions {
   };
 }
 
-function writeOptions(req: IncomingRequest, kindName: string) {
+/** Create, update and patch options; `leading` are the patch type's own errors, reported first. */
+function writeOptions(req: IncomingRequest, kindName: string, leading: ReturnType<typeof validateFieldManager> = []) {
   const dryRun = req.query.getAll("dryRun");
   const fieldValidation = req.query.get("fieldValidation") ?? "";
-  const errs = [];
+  const fieldManager = req.query.get("fieldManager") ?? "";
+  const errs = [...leading, ...validateFieldManager(fieldManager, "fieldManager")];
   if (dryRun.some((d) => d !== "All")) {
     errs.push({ type: "FieldValueNotSupported" as const, field: "dryRun", value: dryRun, detail: 'supported values: "All"' });
   }
@@ -78,7 +94,11 @@ function writeOptions(req: IncomingRequest, kindName: string) {
     });
   }
   if (errs.length > 0) throw errors.invalid({ group: "meta.k8s.io", kind: kindName }, "", errs);
-  return { dryRun: dryRun.length > 0, fieldValidation: (fieldValidation || "Warn") as FieldValidation };
+  return {
+    dryRun: dryRun.length > 0,
+    fieldValidation: (fieldValidation || "Warn") as FieldValidation,
+    fieldManager: managerOrUserAgent(fieldManager, req.headers.get("user-agent") ?? undefined),
+  };
 }
 
 const SUPPORTED_BODY_TYPES = ["application/json", "application/yaml", PROTOBUF_CONTENT_TYPE];
@@ -136,6 +156,7 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
     }
     const kind = deps.registry.lookup(info.group, info.version, info.resource);
     if (!kind) throw errors.notFoundPath();
+    if (kind.deprecationWarning) ctx.warnings.push(kind.deprecationWarning);
     if (info.namespace && !kind.namespaced && info.resource !== "namespaces") throw errors.notFoundPath();
     const scale = info.subresource === "scale" && kind.scale !== undefined;
     const action = info.subresource ? kind.actions?.[info.subresource] : undefined;
@@ -199,8 +220,12 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
         return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
       }
       case "patch": {
-        const options = writeOptions(req, "PatchOptions");
-        const patcher = await readPatch(req);
+        if (parseMediaType(req.headers.get("content-type") ?? "").type === patchTypes.apply) {
+          const result = await serverSideApply(req, kind, store, namespace);
+          return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
+        }
+        const options = writeOptions(req, "PatchOptions", applyOptionErrors(req, false));
+        const patcher = await readPatch(req, kind, kindShape(kind));
         const result = await store.update(namespace, info.name, info.subresource || undefined, ctx, options, (current) => {
           if (!current) throw errors.notFound({ group: kind.group, resource: kind.plural }, info.name);
           const patched = patcher(current);
@@ -252,6 +277,44 @@ function routed(kind: KindDefinition, info: ResourceRequest): boolean {
   return kind.verbs.includes(info.verb);
 }
 
+/** ValidatePatchOptions' first rules: `force` only for apply, which needs a fieldManager. */
+function applyOptionErrors(req: IncomingRequest, applying: boolean) {
+  if (!applying) return req.query.has("force") ? [fieldError.forbidden("force", "may not be specified for non-apply patch")] : [];
+  return req.query.get("fieldManager") ? [] : [fieldError.required("fieldManager", "is required for apply patch")];
+}
+
+/**
+ * Server-side apply (`application/apply-patch+yaml`, YAML or JSON): the configuration is merged into the
+ * object for its field manager — created when missing — with conflicts unless `force`.
+ */
+async function serverSideApply(req: IncomingRequest, kind: KindDefinition, store: ResourceStore, namespace: string) {
+  const { info, ctx } = req;
+  const options = { ...writeOptions(req, "PatchOptions", applyOptionErrors(req, true)), apply: true };
+  const body = parseBody(await readText(req), patchTypes.apply);
+  if (typeof body.value !== "object" || body.value === null || Array.isArray(body.value)) {
+    throw errors.badRequest("error decoding patch: expected an object");
+  }
+  const duplicates = (body.duplicates ?? []).map((f) => `duplicate field "${f}"`);
+  if (duplicates.length > 0 && options.fieldValidation === "Strict") {
+    throw errors.badRequest(`error strict decoding patch: ${duplicates.join(", ")}`);
+  }
+  if (options.fieldValidation === "Warn") ctx.warnings.push(...duplicates);
+  const config = body.value as ObjectHeader;
+  const subresource = info.subresource || undefined;
+  const intent = {
+    manager: options.fieldManager,
+    apiVersion: apiVersionOf(kind),
+    kind: kind.kind,
+    ...(subresource ? { subresource } : {}),
+    force: BOOL(req.query.get("force")) ?? false,
+    hasStatusSubresource: kind.subresources.status !== undefined,
+  };
+  return store.update(namespace, info.name, subresource, ctx, options, (current) => {
+    const applied = applyConfiguration(current, structuredClone(config), kindShape(kind), intent);
+    return store.decode({ value: applied }, ctx, options);
+  });
+}
+
 /** Strict field validation of a patch: 422 on the patched document, with an empty kind and name. */
 function strictPatchError(patched: unknown, problems: readonly string[]): StatusError {
   const err = errors.invalid({ group: "", kind: "" }, "", [
@@ -262,17 +325,23 @@ function strictPatchError(patched: unknown, problems: readonly string[]): Status
   return err;
 }
 
-/** Reads a JSON or JSON merge patch body; the result applies it to a document. */
-async function readPatch(req: IncomingRequest): Promise<(target: unknown) => unknown> {
+/** Reads a patch body; the result applies it to a document of `shape` (the kind's, or a Scale's). */
+async function readPatch(req: IncomingRequest, kind: KindDefinition, shape: Shape): Promise<(target: unknown) => unknown> {
   const type = parseMediaType(req.headers.get("content-type") ?? "").type;
-  const apply = type === patchTypes.merge ? applyMergePatch : type === patchTypes.json ? applyJsonPatch : undefined;
-  // Strategic merge and apply patches are not served yet; say which types are.
-  if (!apply) throw errors.unsupportedMediaType([patchTypes.json, patchTypes.merge]);
+  // Custom resources take no strategic merge patch (415), as Kubernetes' custom resource handler.
+  const strategic = kind.custom ? undefined : (target: unknown, patch: unknown) => applyStrategicMergePatch(target, patch, shape);
+  const apply =
+    type === patchTypes.merge ? applyMergePatch : type === patchTypes.json ? applyJsonPatch : type === patchTypes.strategic ? strategic : undefined;
+  if (!apply) {
+    const accepted = kind.custom ? [patchTypes.json, patchTypes.merge] : [patchTypes.json, patchTypes.merge, patchTypes.strategic];
+    throw errors.unsupportedMediaType([...accepted, patchTypes.apply]);
+  }
   const text = await readText(req);
   let patch: unknown;
   try {
-    patch = JSON.parse(text);
-  } catch {
+    patch = type === patchTypes.strategic ? parseStrategicMergePatch(text) : JSON.parse(text);
+  } catch (e) {
+    if (e instanceof StatusError) throw e;
     throw errors.badRequest(type === patchTypes.json ? "invalid JSON patch" : "Invalid JSON Patch");
   }
   return (target) => {
@@ -305,7 +374,7 @@ async function serveScale(req: IncomingRequest, store: ResourceStore, format: Re
     }
     case "patch": {
       const options = writeOptions(req, "PatchOptions");
-      const patcher = await readPatch(req);
+      const patcher = await readPatch(req, store.kind, shapeOf(Scale));
       const result = await store.updateScale(namespace, info.name, ctx, options, (current) => patcher(current));
       return ok(result.code, result.object);
     }

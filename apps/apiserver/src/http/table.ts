@@ -15,7 +15,7 @@ function columnDefinitions(kind: KindDefinition) {
     { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
     ...kind.printerColumns.map((c) => ({
       name: c.name,
-      type: c.type === "date" ? "string" : c.type,
+      type: c.type === "date" && !kind.custom ? "string" : c.type,
       format: c.format ?? "",
       description: c.description ?? "",
       priority: c.priority ?? 0,
@@ -32,7 +32,8 @@ function cell(value: unknown, type: string): unknown {
 }
 
 function row(kind: KindDefinition, obj: ObjectHeader, includeObject: string) {
-  const cells = [obj.metadata.name, ...kind.printerColumns.map((c) => cell(c.value(obj), c.type))];
+  // A custom resource's columns give finished cells; what is missing is null, as Kubernetes sends it.
+  const cells = [obj.metadata.name, ...kind.printerColumns.map((c) => (kind.custom ? (c.value(obj) ?? null) : cell(c.value(obj), c.type)))];
   const out: Record<string, unknown> = { cells };
   if (includeObject === "Object") out.object = obj;
   else if (includeObject !== "None") {

@@ -9,6 +9,7 @@ import { KEY_USAGES } from "@orch/pki";
 import type { KindDefinition, Strategy } from "../kind.js";
 import { certificateError, parseRequest, sameBytes, validateSignerName } from "./certificates-validation.js";
 import { AGE, at, column, defineKind } from "./define.js";
+import { requireSignerPermission } from "./signer-authorization.js";
 import { wellKnownSignerRefusal } from "./well-known-signers.js";
 
 type Csr = CertificateSigningRequest;
@@ -250,6 +251,14 @@ const status: Strategy = {
     const [csr, prev] = [csrOf(obj), csrOf(old)];
     return validateCsrUpdate(csr, prev, { ...optionsFor(csr, prev, ctx.profile), allowSettingCertificate: true }, ctx.profile);
   },
+  // Writing the certificate takes `sign` on the signer (the signing admission plugin).
+  admit: requireSignerPermission(
+    "certificatesigningrequests",
+    "sign",
+    (_obj, old) => csrOf(old!).spec.signerName,
+    (signer) => `user not permitted to sign requests with signerName ${goQuote(signer)}`,
+    (obj, old) => !sameBytes(csrOf(obj).status?.certificate, csrOf(old!).status?.certificate),
+  ),
 };
 
 /** `/approval`: the approver's endpoint. Writes the conditions and nothing else. */
@@ -267,6 +276,13 @@ const approval: Strategy = {
     const [csr, prev] = [csrOf(obj), csrOf(old)];
     return validateCsrUpdate(csr, prev, { ...optionsFor(csr, prev, ctx.profile), allowSettingApprovalConditions: true }, ctx.profile);
   },
+  // Approving or denying takes `approve` on the signer the stored request names (the approval admission plugin).
+  admit: requireSignerPermission(
+    "certificatesigningrequests",
+    "approve",
+    (_obj, old) => csrOf(old!).spec.signerName,
+    (signer) => `user not permitted to approve requests with signerName ${goQuote(signer)}`,
+  ),
 };
 
 export const certificateSigningRequests = (p: NamingProfile): KindDefinition =>

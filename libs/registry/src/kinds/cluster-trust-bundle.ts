@@ -1,11 +1,12 @@
 // ClusterTrustBundle (certificates.<domain>/v1beta1, spec 2.6), as Kubernetes'
 // pkg/registry/certificates/clustertrustbundle/strategy.go and ValidateClusterTrustBundle.
 import { ClusterTrustBundle, type NamingProfile, type ObjectHeader } from "@orch/api";
-import { type FieldError, FieldPath, fieldError, fieldImmutableErrorMsg, nameIsDNSSubdomain } from "@orch/machinery";
+import { type FieldError, FieldPath, fieldError, fieldImmutableErrorMsg, goQuote, nameIsDNSSubdomain } from "@orch/machinery";
 import { type PemBlock, parseCertificate, pemBlocks } from "@orch/pki";
 import type { KindDefinition, Strategy } from "../kind.js";
 import { validateSignerName } from "./certificates-validation.js";
 import { AGE, at, column, defineKind } from "./define.js";
+import { requireSignerPermission } from "./signer-authorization.js";
 
 const bundleOf = (o: ObjectHeader) => o as unknown as ClusterTrustBundle;
 const signerName = (o: object) => at(o, "spec.signerName") as string | undefined;
@@ -88,6 +89,14 @@ const strategy: Strategy = {
       ...(signer !== (prev.spec.signerName ?? "") ? [fieldError.invalid(SIGNER_NAME, signer, fieldImmutableErrorMsg)] : []),
     ];
   },
+  // A bundle tied to a signer takes `attest` on it (spec 2.6 rule 1; the ctbattest admission plugin).
+  admit: requireSignerPermission(
+    "clustertrustbundles",
+    "attest",
+    (obj) => bundleOf(obj).spec.signerName ?? "",
+    (signer) => `user not permitted to attest for signerName ${goQuote(signer)}`,
+    (obj) => (bundleOf(obj).spec.signerName ?? "") !== "",
+  ),
 };
 
 export const clusterTrustBundles = (p: NamingProfile): KindDefinition =>

@@ -115,6 +115,14 @@ export const deployments = (): KindDefinition =>
     subresources: {
       status: {
         ...deploymentStatus.status,
+        // deploymentStatusStrategy resets spec and labels only: the controller records its revision
+        // annotations together with the status.
+        prepareForUpdate(obj, old, ctx) {
+          const annotations = obj.metadata.annotations;
+          deploymentStatus.status.prepareForUpdate!(obj, old, ctx);
+          if (annotations) obj.metadata.annotations = annotations;
+          else delete obj.metadata.annotations;
+        },
         validateUpdate: (obj, old) => validateDeploymentStatus(asDeployment(obj).status, asDeployment(old).status),
       },
     },
