@@ -6,9 +6,8 @@
 // RuleType from a structural schema and walks the object.
 import { Environment, Optional } from "@marcbachmann/cel-js";
 import { CostLimitExceeded, type AstNode } from "./environment.js";
-import { Quantity } from "./quantity.js";
 import { regexpProblem } from "./regexp-guard.js";
-import { Semver } from "./semver.js";
+import { registerQuantityAndSemver } from "./libraries.js";
 
 /** celconfig.PerCallLimit: the runtime cost one rule evaluation may use. */
 export const CRD_RULE_PER_CALL_COST_LIMIT = 1_000_000;
@@ -64,36 +63,7 @@ export function escapeFieldName(name: string): string | undefined {
 // The base environment: libraries every rule environment starts from.
 // ---------------------------------------------------------------------------------------------
 
-const base = new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true })
-  .registerType("kubernetes.Quantity", Quantity)
-  .registerType("kubernetes.Semver", Semver);
-
-const Q = "kubernetes.Quantity";
-const S = "kubernetes.Semver";
-base
-  .registerFunction(`quantity(string): ${Q}`, (s: string) => Quantity.parse(s))
-  .registerFunction("isQuantity(string): bool", (s: string) => Quantity.isQuantity(s))
-  .registerFunction(`${Q}.sign(): int`, (q: Quantity) => q.sign())
-  .registerFunction(`${Q}.isInteger(): bool`, (q: Quantity) => q.isInteger())
-  .registerFunction(`${Q}.asInteger(): int`, (q: Quantity) => q.asInteger())
-  .registerFunction(`${Q}.asApproximateFloat(): double`, (q: Quantity) => q.asApproximateFloat())
-  .registerFunction(`${Q}.add(${Q}): ${Q}`, (a: Quantity, b: Quantity) => a.add(b))
-  .registerFunction(`${Q}.add(int): ${Q}`, (a: Quantity, b: bigint) => a.add(new Quantity(b)))
-  .registerFunction(`${Q}.sub(${Q}): ${Q}`, (a: Quantity, b: Quantity) => a.add(b.negate()))
-  .registerFunction(`${Q}.sub(int): ${Q}`, (a: Quantity, b: bigint) => a.add(new Quantity(-b)))
-  .registerFunction(`${Q}.isLessThan(${Q}): bool`, (a: Quantity, b: Quantity) => a.compareTo(b) < 0n)
-  .registerFunction(`${Q}.isGreaterThan(${Q}): bool`, (a: Quantity, b: Quantity) => a.compareTo(b) > 0n)
-  .registerFunction(`${Q}.compareTo(${Q}): int`, (a: Quantity, b: Quantity) => a.compareTo(b))
-  .registerOperator(`${Q} == ${Q}`, (a: Quantity, b: Quantity) => a.compareTo(b) === 0n)
-  .registerFunction(`semver(string): ${S}`, (s: string) => Semver.parse(s))
-  .registerFunction("isSemver(string): bool", (s: string) => Semver.isSemver(s))
-  .registerFunction(`${S}.isLessThan(${S}): bool`, (a: Semver, b: Semver) => a.compareTo(b) < 0n)
-  .registerFunction(`${S}.isGreaterThan(${S}): bool`, (a: Semver, b: Semver) => a.compareTo(b) > 0n)
-  .registerFunction(`${S}.compareTo(${S}): int`, (a: Semver, b: Semver) => a.compareTo(b))
-  .registerFunction(`${S}.major(): int`, (v: Semver) => v.major)
-  .registerFunction(`${S}.minor(): int`, (v: Semver) => v.minor)
-  .registerFunction(`${S}.patch(): int`, (v: Semver) => v.patch)
-  .registerOperator(`${S} == ${S}`, (a: Semver, b: Semver) => a.compareTo(b) === 0n);
+const base = registerQuantityAndSemver(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true }));
 
 // Lists library (k8s.io/apiserver/pkg/cel/library/lists.go), for the comparable element types.
 const compare = (a: unknown, b: unknown): number => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);

@@ -9,7 +9,7 @@
 import { Environment } from "@marcbachmann/cel-js";
 import { Quantity } from "./quantity.js";
 import { regexpProblem } from "./regexp-guard.js";
-import { Semver } from "./semver.js";
+import { registerQuantityAndSemver } from "./libraries.js";
 
 /** The value of `device`: the input of a selector, as Kubernetes declares it. */
 export class DRADevice {
@@ -77,9 +77,7 @@ function isMatchesPattern(parent: AstNode, node: AstNode): boolean {
   return false;
 }
 
-const env = new Environment({ enableOptionalTypes: true })
-  .registerType("kubernetes.Quantity", Quantity)
-  .registerType("kubernetes.Semver", Semver)
+const env = registerQuantityAndSemver(new Environment({ enableOptionalTypes: true }))
   .registerType({
     name: "kubernetes.DRADevice",
     ctor: DRADevice,
@@ -91,37 +89,6 @@ const env = new Environment({ enableOptionalTypes: true })
     },
   })
   .registerVariable("device", "kubernetes.DRADevice");
-
-// Quantity library (k8s.io/apiserver/pkg/cel/library/quantity.go).
-const Q = "kubernetes.Quantity";
-env
-  .registerFunction(`quantity(string): ${Q}`, (s: string) => Quantity.parse(s))
-  .registerFunction("isQuantity(string): bool", (s: string) => Quantity.isQuantity(s))
-  .registerFunction(`${Q}.sign(): int`, (q: Quantity) => q.sign())
-  .registerFunction(`${Q}.isInteger(): bool`, (q: Quantity) => q.isInteger())
-  .registerFunction(`${Q}.asInteger(): int`, (q: Quantity) => q.asInteger())
-  .registerFunction(`${Q}.asApproximateFloat(): double`, (q: Quantity) => q.asApproximateFloat())
-  .registerFunction(`${Q}.add(${Q}): ${Q}`, (a: Quantity, b: Quantity) => a.add(b))
-  .registerFunction(`${Q}.add(int): ${Q}`, (a: Quantity, b: bigint) => a.add(new Quantity(b)))
-  .registerFunction(`${Q}.sub(${Q}): ${Q}`, (a: Quantity, b: Quantity) => a.add(b.negate()))
-  .registerFunction(`${Q}.sub(int): ${Q}`, (a: Quantity, b: bigint) => a.add(new Quantity(-b)))
-  .registerFunction(`${Q}.isLessThan(${Q}): bool`, (a: Quantity, b: Quantity) => a.compareTo(b) < 0n)
-  .registerFunction(`${Q}.isGreaterThan(${Q}): bool`, (a: Quantity, b: Quantity) => a.compareTo(b) > 0n)
-  .registerFunction(`${Q}.compareTo(${Q}): int`, (a: Quantity, b: Quantity) => a.compareTo(b))
-  .registerOperator(`${Q} == ${Q}`, (a: Quantity, b: Quantity) => a.compareTo(b) === 0n);
-
-// Semver library (k8s.io/apiserver/pkg/cel/library/semverlib.go).
-const S = "kubernetes.Semver";
-env
-  .registerFunction(`semver(string): ${S}`, (s: string) => Semver.parse(s))
-  .registerFunction("isSemver(string): bool", (s: string) => Semver.isSemver(s))
-  .registerFunction(`${S}.isLessThan(${S}): bool`, (a: Semver, b: Semver) => a.compareTo(b) < 0n)
-  .registerFunction(`${S}.isGreaterThan(${S}): bool`, (a: Semver, b: Semver) => a.compareTo(b) > 0n)
-  .registerFunction(`${S}.compareTo(${S}): int`, (a: Semver, b: Semver) => a.compareTo(b))
-  .registerFunction(`${S}.major(): int`, (v: Semver) => v.major)
-  .registerFunction(`${S}.minor(): int`, (v: Semver) => v.minor)
-  .registerFunction(`${S}.patch(): int`, (v: Semver) => v.patch)
-  .registerOperator(`${S} == ${S}`, (a: Semver, b: Semver) => a.compareTo(b) === 0n);
 
 /** Finds the environment's evaluator by evaluating a probe whose root hands it over. */
 function captureEvaluator(): Evaluator {
