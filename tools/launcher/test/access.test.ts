@@ -1,37 +1,16 @@
 // Identity and access with the real kubectl (kubernetes profile, so kubectl's hard-coded groups
 // match): a service account token is denied with Kubernetes' message until a RoleBinding grants it;
 // `auth whoami` plain and with --as; `auth can-i` and `auth can-i --list`.
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, startControlPlane } from "./control-plane.js";
+import { type ControlPlane, startControlPlane, tokenOnlyKubeconfig } from "./control-plane.js";
 
 let cp: ControlPlane;
-/** A kubeconfig that knows the cluster but no user, so that `--token` is the only credential. */
+/** Knows the cluster but no user, so that `--token` is the only credential. */
 let anonymousConfig: string;
 
 beforeAll(async () => {
   cp = await startControlPlane({ ORCH_PROFILE: "kubernetes" });
-  const server = /server: (\S+)/.exec(await readFile(cp.kubeconfig, "utf8"))![1]!;
-  anonymousConfig = join(cp.dataDir, "anonymous.kubeconfig");
-  await writeFile(
-    anonymousConfig,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: orch
-  cluster:
-    server: ${server}
-    certificate-authority: ${join(cp.dataDir, "pki", "ca.crt")}
-users:
-- name: nobody
-  user: {}
-contexts:
-- name: orch
-  context: {cluster: orch, user: nobody, namespace: default}
-current-context: orch
-`,
-  );
+  anonymousConfig = await tokenOnlyKubeconfig(cp);
 });
 afterAll(async () => {
   await cp?.stop();

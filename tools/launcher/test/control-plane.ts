@@ -2,7 +2,7 @@
 // `npm start` runs after building) in a fresh data directory, and drives the real kubectl against it.
 import { freePort } from "@orch/testing";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -63,4 +63,29 @@ export async function startControlPlane(env: NodeJS.ProcessEnv = {}): Promise<Co
       return code;
     },
   };
+}
+
+/** A kubeconfig that knows the cluster but no user, so that `--token` is the only credential. */
+export async function tokenOnlyKubeconfig(cp: ControlPlane): Promise<string> {
+  const server = /server: (\S+)/.exec(await readFile(cp.kubeconfig, "utf8"))![1]!;
+  const path = join(cp.dataDir, "anonymous.kubeconfig");
+  await writeFile(
+    path,
+    `apiVersion: v1
+kind: Config
+clusters:
+- name: orch
+  cluster:
+    server: ${server}
+    certificate-authority: ${join(cp.dataDir, "pki", "ca.crt")}
+users:
+- name: nobody
+  user: {}
+contexts:
+- name: orch
+  context: {cluster: orch, user: nobody, namespace: default}
+current-context: orch
+`,
+  );
+  return path;
 }

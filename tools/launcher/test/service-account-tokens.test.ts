@@ -1,36 +1,15 @@
 // `kubectl create token` and a call made with that token, with the real kubectl. The kubernetes
 // profile, since kubectl hard-codes the authentication.k8s.io group.
-import { readFile, writeFile } from "node:fs/promises";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, startControlPlane } from "./control-plane.js";
+import { type ControlPlane, startControlPlane, tokenOnlyKubeconfig } from "./control-plane.js";
 
 let cp: ControlPlane;
-/** A kubeconfig that knows the cluster but no user, so that `--token` is the only credential. */
+/** Knows the cluster but no user, so that `--token` is the only credential. */
 let anonymousConfig: string;
 
 beforeAll(async () => {
   cp = await startControlPlane({ ORCH_PROFILE: "kubernetes" });
-  const server = /server: (\S+)/.exec(await readFile(cp.kubeconfig, "utf8"))![1]!;
-  anonymousConfig = join(cp.dataDir, "anonymous.kubeconfig");
-  await writeFile(
-    anonymousConfig,
-    `apiVersion: v1
-kind: Config
-clusters:
-- name: orch
-  cluster:
-    server: ${server}
-    certificate-authority: ${join(cp.dataDir, "pki", "ca.crt")}
-users:
-- name: nobody
-  user: {}
-contexts:
-- name: orch
-  context: {cluster: orch, user: nobody, namespace: default}
-current-context: orch
-`,
-  );
+  anonymousConfig = await tokenOnlyKubeconfig(cp);
 });
 afterAll(async () => {
   await cp?.stop();
