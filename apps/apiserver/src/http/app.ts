@@ -56,7 +56,7 @@ const MAX_IN_FLIGHT = 800;
 /** A request still running after this gets 504, as Kubernetes' request deadline does. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
-type Env = { Bindings: HttpBindings; Variables: { ctx: RequestContext } };
+type Env = { Bindings: HttpBindings; Variables: { ctx: RequestContext; url: URL } };
 
 const text = (status: number, body: string) => new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 
@@ -72,17 +72,21 @@ export function createApp(deps: AppDeps): Hono<Env> {
   if (deps.publicDiscovery) for (const [path, handler] of discovery) app.get(path, handler);
 
   app.use("*", async (c, next) => {
+    // Node builds headersDistinct anew on each access: once per request.
+    const headers = c.env.incoming.headersDistinct;
     const result = await deps.authenticate({
       socket: c.env.incoming.socket as TLSSocket,
       token: bearerToken(c.req.header("authorization")),
-      headers: c.env.incoming.headersDistinct,
+      headers,
     });
     if (!("user" in result)) return respondError(errors.unauthorized());
     // Impersonation, then authorization of what the (possibly impersonated) user asks, as Kubernetes' filters.
-    const impersonated = await impersonate(c.env.incoming.headersDistinct, result.user, deps.authorizer, deps.profile);
+    const impersonated = await impersonate(headers, result.user, deps.authorizer, deps.profile);
     if (impersonated instanceof StatusError) return respondError(impersonated);
     const user = impersonated ?? result.user;
-    const attributes = requestAttributes(user, c.req.method, new URL(c.req.url));
+    const url = new URL(c.req.url);
+    c.set("url", url);
+    const attributes = requestAttributes(user, c.req.method, url);
     const decision = await deps.authorizer.authorize(attributes);
     if (!decision.allowed) return respondError(forbidden(attributes, decision.reason));
     c.set("ctx", { user, profile: deps.profile, warnings: [], authorizer: deps.authorizer });
@@ -155,7 +159,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   app.all("*", () => text(404, "404 page not found"));
 
   function resources(c: import("hono").Context<Env>): Promise<Response> | Response {
-    const url = new URL(c.req.url);
+    const url = c.get("url");
     const watch = ["true", "1"].includes(url.searchParams.get("watch") ?? "");
     const info = resourceRequest(c.req.method, url.pathname, watch);
     if (!info) return respondError(errors.notFoundPath());
