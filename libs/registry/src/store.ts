@@ -122,6 +122,13 @@ function sameObject(a: ObjectHeader, b: ObjectHeader): boolean {
   return jsonEqual(strip(a), strip(b));
 }
 
+/** The event every unfiltered watcher gets for a change: built once, shared by all of them. */
+let lastPlain: { change: Change; event: WatchEvent } | undefined;
+function plainEvent(change: Change): WatchEvent {
+  if (lastPlain?.change !== change) lastPlain = { change, event: { type: change.type, object: change.value, revision: change.revision } };
+  return lastPlain.event;
+}
+
 export class ResourceStore {
   constructor(
     readonly kind: KindDefinition,
@@ -227,12 +234,12 @@ export class ResourceStore {
     const hub = this.deps.hub;
     const filter = (change: Change): WatchEvent | undefined => {
       const event = select(change);
-      if (event && this.kind.storageApiVersion) event.object = this.present(event.object);
-      return event;
+      // A copy: events of unfiltered watchers are shared between them.
+      return event && this.kind.storageApiVersion ? { ...event, object: this.present(event.object) } : event;
     };
     const select = (change: Change): WatchEvent | undefined => {
       if (plan.namespace !== undefined && change.namespace !== plan.namespace) return undefined;
-      if (!matches) return { type: change.type, object: change.value, revision: change.revision };
+      if (!matches) return plainEvent(change);
       const now = change.type !== "DELETED" && matches(JSON.parse(change.value) as ObjectHeader);
       const before = change.prevValue !== undefined && matches(JSON.parse(change.prevValue) as ObjectHeader);
       if (change.type === "DELETED") {

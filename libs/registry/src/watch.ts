@@ -31,6 +31,7 @@ const REPLAY_BATCH = 1_000;
 export class Watcher implements AsyncIterable<WatchEvent> {
   private queue: WatchEvent[] = [];
   private wake: (() => void) | undefined;
+  private listener: (() => void) | undefined;
   private closed = false;
   /** While replaying history, live changes wait here. */
   private pending: Change[] | undefined = [];
@@ -70,7 +71,7 @@ export class Watcher implements AsyncIterable<WatchEvent> {
   /** Puts events ahead of everything queued (the initial state of a watch). */
   prepend(events: WatchEvent[]): void {
     this.queue.unshift(...events);
-    if (events.length > 0) this.wake?.();
+    if (events.length > 0) this.notify();
   }
 
   push(event: WatchEvent): void {
@@ -81,32 +82,47 @@ export class Watcher implements AsyncIterable<WatchEvent> {
       return;
     }
     this.queue.push(event);
-    this.wake?.();
+    this.notify();
   }
 
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.detach(this);
+    this.notify();
+  }
+
+  private notify(): void {
     this.wake?.();
+    this.listener?.();
   }
 
   get isClosed(): boolean {
     return this.closed;
   }
 
+  /** Everything queued now (a consumer that falls behind takes larger batches, so pays less per event). */
+  takeQueued(): WatchEvent[] {
+    const batch = this.queue;
+    this.queue = [];
+    return batch;
+  }
+
   /**
-   * Everything queued, waiting for at least one event; empty once closed and drained. A consumer that
-   * falls behind gets larger batches, so it spends less per event exactly when it must catch up.
+   * Calls `listener` synchronously whenever events are queued and when the watcher closes: the HTTP
+   * watch writes them to its socket at once, without a promise per event.
    */
+  onQueued(listener: () => void): void {
+    this.listener = listener;
+  }
+
+  /** Everything queued, waiting for at least one event; empty once closed and drained. */
   async nextBatch(): Promise<WatchEvent[]> {
     while (this.queue.length === 0 && !this.closed) {
       await new Promise<void>((resolve) => (this.wake = resolve));
       this.wake = undefined;
     }
-    const batch = this.queue;
-    this.queue = [];
-    return batch;
+    return this.takeQueued();
   }
 
   async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {

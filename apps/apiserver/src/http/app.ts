@@ -172,6 +172,17 @@ export function createApp(deps: AppDeps): Hono<Env> {
       headers: c.req.raw.headers,
       ctx: c.get("ctx"),
       onClose: (callback) => c.env.outgoing.once("close", callback),
+      openStream: (status, headers) => {
+        const out = c.env.outgoing;
+        out.writeHead(status, headers);
+        // Headers now, not with the first event: a client waits for them before it reads the stream.
+        out.flushHeaders();
+        return {
+          write: (chunk) => out.write(chunk),
+          onDrain: (callback) => void out.once("drain", callback),
+          end: () => void out.end(),
+        };
+      },
       readBody: async () => {
         const declared = Number(c.req.header("content-length") ?? 0);
         if (declared > MAX_BODY_BYTES) throw errors.tooLarge(`limit is ${MAX_BODY_BYTES}`);

@@ -1,4 +1,5 @@
 // The one request path for every kind: resolve the kind from the URL, then call the generic store.
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import { type ObjectHeader, Scale, shapeOf } from "@orch/api";
 import {
   type Shape,
@@ -50,6 +51,18 @@ export interface IncomingRequest {
   ctx: RequestContext;
   /** Calls back when the client goes away (watch). */
   onClose(callback: () => void): void;
+  /**
+   * Starts a streamed response written straight to the connection (watch): no web stream and no
+   * promise per chunk between an event and the socket. The handler then returns `RESPONSE_ALREADY_SENT`.
+   */
+  openStream(status: number, headers: Record<string, string>): ResponseStream;
+}
+
+export interface ResponseStream {
+  /** False when the socket's buffer is full: wait for `onDrain`. */
+  write(chunk: Uint8Array): boolean;
+  onDrain(callback: () => void): void;
+  end(): void;
 }
 
 const BOOL = (v: string | null) => (v === null ? undefined : v === "true" || v === "1");
@@ -463,7 +476,6 @@ async function watch(
   };
   const timeoutMs = (timeoutSeconds && timeoutSeconds > 0 ? timeoutSeconds : 1800 * (1 + Math.random())) * 1000;
   let lastRevision = 0;
-  let ended = false;
   const timer = setTimeout(() => watcher.close(), timeoutMs);
   // Periodic bookmarks tell the client how far the stream has progressed even without changes.
   const ticker = setInterval(() => {
@@ -475,40 +487,45 @@ async function watch(
       object: JSON.stringify({ kind: kind.kind, apiVersion: apiVersionOf(kind), metadata: { resourceVersion: String(revision) } }),
     });
   }, 60_000);
-  const stop = () => {
+  const stream = req.openStream(200, { "Content-Type": "application/json", "Cache-Control": "no-cache" });
+  let draining = false;
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
     clearTimeout(timer);
     clearInterval(ticker);
     watcher.close();
+    if (watcher.endReason) stream.write(line("ERROR", errors.gone(`watch closed: ${watcher.endReason}`).status));
+    stream.end();
   };
-  req.onClose(stop);
-  // Pulled, one chunk per read: events that queued while the socket was busy go out in one write.
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        if (ended) return;
-        const lines: Uint8Array[] = [];
-        // A pull that enqueues nothing is not called again: wait for a line, or the end (an empty batch).
-        let batch: WatchEvent[];
-        do {
-          batch = await watcher.nextBatch();
-          for (const event of batch) {
-            if (event.type === "BOOKMARK" && !bookmarks) continue;
-            lastRevision = Math.max(lastRevision, event.revision);
-            lines.push(line(event.type, render(event)));
-          }
-        } while (lines.length === 0 && batch.length > 0);
-        if (lines.length === 0) {
-          ended = true;
-          stop();
-          if (watcher.endReason) controller.enqueue(line("ERROR", errors.gone(`watch closed: ${watcher.endReason}`).status));
-          controller.close();
-          return;
-        }
-        if (lines.length > 0) controller.enqueue(lines.length === 1 ? lines[0]! : concat(lines));
-      },
-      cancel: stop,
-    },
-    { highWaterMark: 0 },
-  );
-  return new Response(stream, { status: 200, headers: { "Content-Type": "application/json", "Cache-Control": "no-cache" } });
+  // Writes what is queued, in one chunk; while the socket is full, events wait in the watcher's queue
+  // (bounded: a watcher too far behind is closed) and leave together when it drains.
+  const flush = () => {
+    if (ended || draining) return;
+    const lines: Uint8Array[] = [];
+    for (const event of watcher.takeQueued()) {
+      if (event.type === "BOOKMARK" && !bookmarks) continue;
+      lastRevision = Math.max(lastRevision, event.revision);
+      lines.push(line(event.type, render(event)));
+    }
+    if (lines.length > 0 && !stream.write(lines.length === 1 ? lines[0]! : concat(lines))) {
+      draining = true;
+      stream.onDrain(() => {
+        draining = false;
+        flush();
+      });
+    }
+    if (watcher.isClosed && !draining) end();
+  };
+  req.onClose(() => {
+    ended = true;
+    clearTimeout(timer);
+    clearInterval(ticker);
+    watcher.close();
+  });
+  watcher.onQueued(flush);
+  flush();
+  // The response is on the connection already; this tells @hono/node-server to leave it alone.
+  return RESPONSE_ALREADY_SENT;
 }
