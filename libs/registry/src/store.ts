@@ -30,6 +30,7 @@ import { recordWrite } from "@orch/fieldmanager";
 import { randomUUID } from "node:crypto";
 import { type ClusterReader, type KindDefinition, type RequestContext, type Strategy, apiVersionOf, kindShape, specFields, storageResource } from "./kind.js";
 import { validateMetaForCreate, validateMetaForUpdate } from "./meta-validation.js";
+import type { NamespacePhases } from "./namespace-phases.js";
 import { readPath, writePath } from "./json-path.js";
 import { type ListOptions, type ListPlan, planList } from "./list-options.js";
 import type { WatchEvent, WatchHub, Watcher } from "./watch.js";
@@ -97,6 +98,8 @@ export class StrictDecodingError extends StatusError {
 export interface StoreDeps {
   storage: Storage;
   hub: WatchHub;
+  /** Namespace phases from commits; without it a create reads its namespace from storage. */
+  namespaces?: NamespacePhases;
   /** Other kinds' objects, for strategies' `admit` rules. */
   cluster?: ClusterReader;
 }
@@ -391,9 +394,8 @@ export class ResourceStore {
   /** NamespaceLifecycle admission: the namespace must exist and not be terminating. */
   private async checkNamespace(namespace: string, obj: ObjectHeader): Promise<void> {
     if (!this.kind.namespaced) return;
-    const ns = await this.deps.storage.get({ ...NAMESPACES, name: namespace });
-    if (!ns) throw errors.notFound({ group: "", resource: "namespaces" }, namespace);
-    const phase = (JSON.parse(ns.value) as { status?: { phase?: string } }).status?.phase;
+    const phase = await this.namespacePhase(namespace);
+    if (phase === undefined) throw errors.notFound({ group: "", resource: "namespaces" }, namespace);
     if (phase === "Terminating") {
       const name = obj.metadata.name || obj.metadata.generateName || "Unknown";
       const forbidden = errors.forbidden(
@@ -415,6 +417,13 @@ export class ResourceStore {
         },
       });
     }
+  }
+
+  /** A namespace's phase (`Active` when it has none yet), or undefined when it does not exist. */
+  private async namespacePhase(namespace: string): Promise<string | undefined> {
+    if (this.deps.namespaces) return this.deps.namespaces.phase(namespace);
+    const ns = await this.deps.storage.get({ ...NAMESPACES, name: namespace });
+    return ns && ((JSON.parse(ns.value) as { status?: { phase?: string } }).status?.phase ?? "Active");
   }
 
   /** The namespace in the path wins; a different one in the body is a client error. */
