@@ -8,6 +8,12 @@ import { EVENTS_PREFIX, subjectForChange } from "./subjects.js";
 
 export const EVENTS_STREAM = "ORCH_EVENTS";
 export const REVISION_HEADER = "Orch-Revision";
+/**
+ * When the change was committed (Unix milliseconds, fractional), for changes this process committed and
+ * published while running: subscribers measure commit-to-delivery latency with it. A backlog published
+ * after a restart has no such header.
+ */
+export const COMMITTED_AT_HEADER = "Orch-Committed-At";
 
 export interface EventEnvelope {
   type: "ADDED" | "MODIFIED" | "DELETED";
@@ -28,6 +34,7 @@ export interface RelayOptions {
 }
 
 const BATCH = 500;
+const MAX_COMMIT_TIMES = 100_000;
 const PUBLISH_TIMEOUT_MS = 2000;
 
 export function envelopeText(change: Change): string {
@@ -63,6 +70,8 @@ export class EventRelay {
   private connected = false;
   private readonly unsubscribe: () => void;
   private readonly timer: NodeJS.Timeout;
+  /** Commit times of the changes not yet published (dropped once published; bounded by the backlog). */
+  private readonly committedAt = new Map<number, number>();
   /** Settles once connected and the stream exists. */
   readonly ready: Promise<void>;
 
@@ -71,7 +80,11 @@ export class EventRelay {
     url: string,
     options: RelayOptions,
   ) {
-    this.unsubscribe = storage.onCommit(() => this.kick());
+    this.unsubscribe = storage.onCommit((change) => {
+      // While NATS is away the backlog grows; past this many its changes go without a commit time.
+      if (this.committedAt.size < MAX_COMMIT_TIMES) this.committedAt.set(change.revision, performance.timeOrigin + performance.now());
+      this.kick();
+    });
     // Also retry on a timer: NATS may have been away when the last commit happened.
     this.timer = setInterval(() => this.kick(), 1000);
     this.timer.unref();
@@ -172,6 +185,8 @@ export class EventRelay {
         batch.map((change) => {
           const h = headers();
           h.set(REVISION_HEADER, String(change.revision));
+          const committedAt = this.committedAt.get(change.revision);
+          if (committedAt !== undefined) h.set(COMMITTED_AT_HEADER, committedAt.toFixed(3));
           return js.publish(subjectForChange(change), envelopeWithin(change, maxPayload), {
             msgID: `${this.epoch}-${change.revision}`,
             headers: h,
@@ -182,6 +197,7 @@ export class EventRelay {
         }),
       );
       await this.storage.markPublished(batch[batch.length - 1]!.revision);
+      for (const change of batch) this.committedAt.delete(change.revision);
       if (batch.length < BATCH || this.stopped || !this.connected) return;
     }
   }

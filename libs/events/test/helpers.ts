@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "nats";
 import { afterEach, expect } from "vitest";
-import { EVENTS_STREAM, type EventEnvelope, REVISION_HEADER, subjectForChange } from "../src/index.js";
+import { COMMITTED_AT_HEADER, EVENTS_STREAM, type EventEnvelope, REVISION_HEADER, subjectForChange } from "../src/index.js";
 
 /** Resources cleaned up after each test, newest first. */
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -74,6 +74,7 @@ export interface StreamMessage {
   subject: string;
   msgId: string | undefined;
   revision: string | undefined;
+  committedAt: string | undefined;
   envelope: EventEnvelope;
 }
 
@@ -93,6 +94,7 @@ export async function readStream(url: string): Promise<StreamMessage[]> {
         subject: m.subject,
         msgId: m.headers?.get("Nats-Msg-Id"),
         revision: m.headers?.get(REVISION_HEADER),
+        committedAt: m.headers?.get(COMMITTED_AT_HEADER) || undefined,
         envelope: m.json<EventEnvelope>(),
       });
       if (m.seq >= state.last_seq) break;

@@ -149,6 +149,26 @@ describe("EventRelay", () => {
     await second.stop();
   });
 
+  it("stamps what it committed and published live with the commit time, and a backlog from before its start without", async () => {
+    const server = await nats();
+    const s = storage();
+    await churn(s, 5);
+    const before = Date.now();
+    await relay(s, server.url);
+    await churn(s, 5, 5);
+    await published(s);
+    const after = Date.now();
+    const stream = await readStream(server.url);
+    expect(stream.slice(0, 5).map((m) => m.committedAt)).toEqual([undefined, undefined, undefined, undefined, undefined]);
+    for (const m of stream.slice(5)) {
+      expect(Number(m.committedAt)).toBeGreaterThanOrEqual(before);
+      expect(Number(m.committedAt)).toBeLessThanOrEqual(after);
+    }
+    // In commit order.
+    const times = stream.slice(5).map((m) => Number(m.committedAt));
+    expect([...times].sort((a, b) => a - b)).toEqual(times);
+  });
+
   it("publishes an object larger than the server's max_payload as its identity, without holding up later revisions", async () => {
     const server = await nats({ maxPayload: 64 * 1024 });
     const s = storage();

@@ -32,6 +32,9 @@ async function createNamespace(p: Pool, name: string): Promise<void> {
 export interface NatsLatency {
   p50: number;
   p99: number;
+  /** From the commit (the relay's `Orch-Committed-At` header) to the subscriber. */
+  commitP50: number;
+  commitP99: number;
   /** Creates actually sent per second (the target is `rate`). */
   sentPerSecond: number;
   events: number;
@@ -50,6 +53,7 @@ export async function natsLatency(p: Pool, natsUrl: string, rate: number, second
   const nc = await connect({ servers: natsUrl });
   const sent = new Map<string, number>();
   const latencies: number[] = [];
+  const fromCommit: number[] = [];
   const total = Math.round(rate * seconds);
   let resolveDone: () => void = () => undefined;
   const done = new Promise<void>((r) => (resolveDone = r));
@@ -59,7 +63,11 @@ export async function natsLatency(p: Pool, natsUrl: string, rate: number, second
       const now = performance.now();
       const event = msg.json<{ type: string; object: { metadata: { name: string } } }>();
       const t0 = sent.get(event.object.metadata.name);
-      if (event.type === "ADDED" && t0 !== undefined) latencies.push(now - t0);
+      if (event.type === "ADDED" && t0 !== undefined) {
+        latencies.push(now - t0);
+        const committedAt = Number(msg.headers?.get("Orch-Committed-At"));
+        if (committedAt > 0) fromCommit.push(performance.timeOrigin + now - committedAt);
+      }
       if (latencies.length === total) resolveDone();
     },
   });
@@ -89,9 +97,12 @@ export async function natsLatency(p: Pool, natsUrl: string, rate: number, second
   sub.unsubscribe();
   await nc.close();
   latencies.sort((a, b) => a - b);
+  fromCommit.sort((a, b) => a - b);
   return {
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    commitP50: percentile(fromCommit, 50),
+    commitP99: percentile(fromCommit, 99),
     sentPerSecond: total / sentSeconds,
     events: latencies.length,
     errors,
