@@ -1,7 +1,7 @@
 // Which requests the signer handles and what each well-known signer refuses (Kubernetes'
 // pkg/controller/certificates/signer/signer.go: handle and getCSRVerificationFuncForSignerName).
 import type { NamingProfile } from "@orch/api";
-import { type ParsedCertificateRequest, apiserverClientUsagesRefusal, nodeClientRequestRefusal, nodeServingRequestRefusal } from "@orch/pki";
+import { type ParsedCertificateRequest, wellKnownSignerRefusal } from "@orch/pki";
 import { type Csr, hasTrueCondition } from "./csr.js";
 
 /** The signers this controller issues for; requests to any other (custom) signer are left alone. */
@@ -22,15 +22,5 @@ export function awaitsSigning(profile: NamingProfile, csr: Csr): boolean {
 }
 
 /** Why the well-known signer `signerName` will not issue for this request, or undefined when it will. */
-export function signerRefusal(
-  profile: NamingProfile,
-  signerName: string,
-  request: ParsedCertificateRequest,
-  usages: readonly string[],
-): string | undefined {
-  const { signers, nodes } = profile;
-  if (signerName === signers.apiserverClientNodeAgent) return nodeClientRequestRefusal(request, usages, nodes);
-  if (signerName === signers.nodeAgentServing) return nodeServingRequestRefusal(request, usages, nodes);
-  if (signerName === signers.apiserverClient) return apiserverClientUsagesRefusal(usages);
-  return undefined;
-}
+export const signerRefusal = (profile: NamingProfile, signerName: string, request: ParsedCertificateRequest, usages: readonly string[]): string | undefined =>
+  wellKnownSignerRefusal(profile.signers, profile.nodes, signerName, request, usages)?.message;

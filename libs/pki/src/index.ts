@@ -17,5 +17,5 @@ export {
   signingValidity,
 } from "./signing.js";
 export type { SignCertificateRequestOptions } from "./signing.js";
-export { apiserverClientUsagesRefusal, nodeClientRequestRefusal, nodeServingRequestRefusal } from "./signer-rules.js";
-export type { NodeIdentity } from "./signer-rules.js";
+export { apiserverClientUsagesRefusal, nodeClientRequestRefusal, nodeServingRequestRefusal, wellKnownSignerRefusal } from "./signer-rules.js";
+export type { NodeIdentity, SignerRefusal, WellKnownSigners } from "./signer-rules.js";

@@ -33,28 +33,49 @@ const NODE_CLIENT_USAGES_NO_RSA = ["digital signature", "client auth"];
 const NODE_SERVING_USAGES = ["digital signature", "key encipherment", "server auth"];
 const NODE_SERVING_USAGES_NO_RSA = ["digital signature", "server auth"];
 
-/** ValidateKubeletClientCSR: a node's identity and nothing else; its IsKubeletClientCSR is `=== undefined`. */
-export function nodeClientRequestRefusal(request: ParsedCertificateRequest, usages: readonly string[], nodes: NodeIdentity): string | undefined {
+/** A well-known signer's reason to refuse, and which part of the request (`spec.request` or `spec.usages`) it is about. */
+export interface SignerRefusal {
+  field: "request" | "usages";
+  message: string;
+}
+
+/** The names of the well-known signers (they come from the naming profile). */
+export interface WellKnownSigners {
+  apiserverClient: string;
+  apiserverClientNodeAgent: string;
+  nodeAgentServing: string;
+}
+
+const onRequest = (message: string | undefined): SignerRefusal | undefined => message === undefined ? undefined : { field: "request", message };
+const onUsages = (message: string | undefined): SignerRefusal | undefined => message === undefined ? undefined : { field: "usages", message };
+
+const usagesRefusal = (usages: readonly string[], required: readonly string[], withoutRsa: readonly string[]) =>
+  onUsages(sameSet(usages, required) || sameSet(usages, withoutRsa) ? undefined : `usages did not match ${goList(required)}`);
+
+function nodeClient(request: ParsedCertificateRequest, usages: readonly string[], nodes: NodeIdentity): SignerRefusal | undefined {
   return (
-    organizationRefusal(request, nodes) ??
-    (request.dnsNames.length > 0 ? "DNS subjectAltNames are not allowed" : undefined) ??
-    (request.emailAddresses.length > 0 ? "Email subjectAltNames are not allowed" : undefined) ??
-    (request.ipAddresses.length > 0 ? "IP subjectAltNames are not allowed" : undefined) ??
-    (request.uris.length > 0 ? "URI subjectAltNames are not allowed" : undefined) ??
-    commonNameRefusal(request, nodes) ??
-    (sameSet(usages, NODE_CLIENT_USAGES) || sameSet(usages, NODE_CLIENT_USAGES_NO_RSA) ? undefined : `usages did not match ${goList(NODE_CLIENT_USAGES)}`)
+    onRequest(
+      organizationRefusal(request, nodes) ??
+        (request.dnsNames.length > 0 ? "DNS subjectAltNames are not allowed" : undefined) ??
+        (request.emailAddresses.length > 0 ? "Email subjectAltNames are not allowed" : undefined) ??
+        (request.ipAddresses.length > 0 ? "IP subjectAltNames are not allowed" : undefined) ??
+        (request.uris.length > 0 ? "URI subjectAltNames are not allowed" : undefined) ??
+        commonNameRefusal(request, nodes),
+    ) ?? usagesRefusal(usages, NODE_CLIENT_USAGES, NODE_CLIENT_USAGES_NO_RSA)
   );
 }
 
-/** ValidateKubeletServingCSR: a node serving on DNS names or IPs (Kubernetes checks usages before the CN). */
-export function nodeServingRequestRefusal(request: ParsedCertificateRequest, usages: readonly string[], nodes: NodeIdentity): string | undefined {
+// Kubernetes checks a serving request's usages before its common name.
+function nodeServing(request: ParsedCertificateRequest, usages: readonly string[], nodes: NodeIdentity): SignerRefusal | undefined {
   return (
-    organizationRefusal(request, nodes) ??
-    (request.dnsNames.length === 0 && request.ipAddresses.length === 0 ? "DNS or IP subjectAltName is required" : undefined) ??
-    (request.emailAddresses.length > 0 ? "Email subjectAltNames are not allowed" : undefined) ??
-    (request.uris.length > 0 ? "URI subjectAltNames are not allowed" : undefined) ??
-    (sameSet(usages, NODE_SERVING_USAGES) || sameSet(usages, NODE_SERVING_USAGES_NO_RSA) ? undefined : `usages did not match ${goList(NODE_SERVING_USAGES)}`) ??
-    commonNameRefusal(request, nodes)
+    onRequest(
+      organizationRefusal(request, nodes) ??
+        (request.dnsNames.length === 0 && request.ipAddresses.length === 0 ? "DNS or IP subjectAltName is required" : undefined) ??
+        (request.emailAddresses.length > 0 ? "Email subjectAltNames are not allowed" : undefined) ??
+        (request.uris.length > 0 ? "URI subjectAltNames are not allowed" : undefined),
+    ) ??
+    usagesRefusal(usages, NODE_SERVING_USAGES, NODE_SERVING_USAGES_NO_RSA) ??
+    onRequest(commonNameRefusal(request, nodes))
   );
 }
 
@@ -66,4 +87,29 @@ export function apiserverClientUsagesRefusal(usages: readonly string[]): string 
     else if (usage !== "digital signature" && usage !== "key encipherment") return `invalid usage for client certificate: ${usage}`;
   }
   return hasClientAuth ? undefined : "missing required usage for client certificate: client auth";
+}
+
+/** ValidateKubeletClientCSR: a node's identity and nothing else; its IsKubeletClientCSR is `=== undefined`. */
+export const nodeClientRequestRefusal = (request: ParsedCertificateRequest, usages: readonly string[], nodes: NodeIdentity): string | undefined =>
+  nodeClient(request, usages, nodes)?.message;
+
+/** ValidateKubeletServingCSR: a node serving on DNS names or IPs. */
+export const nodeServingRequestRefusal = (request: ParsedCertificateRequest, usages: readonly string[], nodes: NodeIdentity): string | undefined =>
+  nodeServing(request, usages, nodes)?.message;
+
+/**
+ * Why the well-known signer `signerName` would not issue for this request (the apiserver refuses it at
+ * create, the signer marks it Failed); undefined when it would, or when `signerName` is another signer.
+ */
+export function wellKnownSignerRefusal(
+  signers: WellKnownSigners,
+  nodes: NodeIdentity,
+  signerName: string,
+  request: ParsedCertificateRequest,
+  usages: readonly string[],
+): SignerRefusal | undefined {
+  if (signerName === signers.apiserverClientNodeAgent) return nodeClient(request, usages, nodes);
+  if (signerName === signers.nodeAgentServing) return nodeServing(request, usages, nodes);
+  if (signerName === signers.apiserverClient) return onUsages(apiserverClientUsagesRefusal(usages));
+  return undefined;
 }

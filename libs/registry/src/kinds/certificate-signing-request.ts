@@ -5,12 +5,11 @@
 // other conditions but keeps Approved/Denied.
 import { CertificateSigningRequest, type NamingProfile, type ObjectHeader } from "@orch/api";
 import { type FieldError, FieldPath, fieldError, goQuote, humanDuration, jsonEqual, nameIsPathSegment, rfc3339 } from "@orch/machinery";
-import { KEY_USAGES } from "@orch/pki";
+import { KEY_USAGES, wellKnownSignerRefusal } from "@orch/pki";
 import type { KindDefinition, Strategy } from "../kind.js";
 import { certificateError, parseRequest, sameBytes, validateSignerName } from "./certificates-validation.js";
 import { AGE, at, column, defineKind } from "./define.js";
 import { requireSignerPermission } from "./signer-authorization.js";
-import { wellKnownSignerRefusal } from "./well-known-signers.js";
 
 type Csr = CertificateSigningRequest;
 type Condition = NonNullable<Csr["status"]["conditions"]>[number];
@@ -132,11 +131,11 @@ function validateCsr(csr: Csr, o: Options, profile: NamingProfile, request: Pars
   return errs;
 }
 
-/** On create only: what the well-known signer named would refuse to sign (see well-known-signers.ts). */
+/** On create only: what the well-known signer named would refuse to sign (@orch/pki wellKnownSignerRefusal). */
 function validateForSigner(csr: Csr, request: ParsedRequest, profile: NamingProfile): FieldError[] {
   if (!("csr" in request)) return [];
   const usages = csr.spec.usages ?? [];
-  const refusal = wellKnownSignerRefusal(profile, csr.spec.signerName, request.csr, usages);
+  const refusal = wellKnownSignerRefusal(profile.signers, profile.nodes, csr.spec.signerName, request.csr, usages);
   if (!refusal) return [];
   const value = refusal.field === "request" ? csr.spec.request : usages;
   return [fieldError.invalid(SPEC.child(refusal.field), value, refusal.message)];
