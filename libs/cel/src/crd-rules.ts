@@ -5,7 +5,7 @@
 // Kubernetes' per-call cost limit. This module knows types, not schemas: @orch/schema derives a
 // RuleType from a structural schema and walks the object.
 import { Environment, Optional } from "@marcbachmann/cel-js";
-import { CostLimitExceeded, type AstNode } from "./environment.js";
+import { type AstNode, CostLimitExceeded, type Evaluator, activeMeter, charge, instrument, metered } from "./metering.js";
 import { regexpProblem } from "./regexp-guard.js";
 import { registerQuantityAndSemver } from "./libraries.js";
 
@@ -124,53 +124,11 @@ base
 // Metering: every AST node evaluated costs one unit (see environment.ts for the engine contract).
 // ---------------------------------------------------------------------------------------------
 
-interface Evaluator {
-  run(node: AstNode, ctx: unknown): unknown;
-}
-
-interface Meter {
-  cost: number;
-  readonly limit: number;
-}
-
-let meter: Meter | undefined;
-const instrumented = new WeakSet<object>();
-
-/** Replaces the environment's evaluator `run` with a counting one (once per evaluator). */
-function instrument(env: Environment): void {
-  const probe = env.parse("true");
-  let captured: Evaluator | undefined;
-  const root = probe.ast as unknown as { evaluate: AstNode["evaluate"] };
-  root.evaluate = (evaluator) => {
-    captured = evaluator as Evaluator;
-    return true;
-  };
-  probe({});
-  if (!captured) throw new Error("@orch/cel: could not reach the CEL evaluator");
-  if (instrumented.has(captured)) return;
-  instrumented.add(captured);
-  captured.run = function meteredRun(this: Evaluator, node: AstNode, ctx: unknown): unknown {
-    const m = meter;
-    if (m) {
-      m.cost += 1;
-      if (m.cost > m.limit) throw new CostLimitExceeded();
-    }
-    return node.evaluate(this, node, ctx);
-  };
-}
-
-function metered<T>(limit: number, evaluate: () => T): { value?: T; error?: unknown; cost: number } {
-  const m: Meter = { cost: 0, limit };
-  const outer = meter;
-  meter = m;
-  try {
-    const value = evaluate();
-    return m.cost > limit ? { error: new CostLimitExceeded(), cost: m.cost } : { value, cost: m.cost };
-  } catch (error) {
-    return { error: m.cost > limit ? new CostLimitExceeded() : error, cost: m.cost };
-  } finally {
-    meter = outer;
-  }
+/** One unit per node; Kubernetes' per-call limit bounds a rule. */
+function countingRun(this: Evaluator, node: AstNode, ctx: unknown): unknown {
+  const m = activeMeter();
+  if (m) charge(m, 1);
+  return node.evaluate(this, node, ctx);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -376,7 +334,7 @@ class RuleEnvironments {
       this.types.declare(env);
       const selfType = this.types.rootName;
       env.registerVariable("self", selfType).registerVariable("oldSelf", optionalOldSelf ? `optional<${selfType}>` : selfType);
-      instrument(env);
+      instrument(env, countingRun);
       this.envs.set(optionalOldSelf, env);
     }
     return env;

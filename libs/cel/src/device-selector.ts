@@ -1,6 +1,7 @@
 // DRA device selectors: compile a DeviceClass's CEL expressions and evaluate them against a device,
 // as k8s.io/dynamic-resource-allocation/cel (compile.go) and the structured allocator do.
-import { type AstNode, DRADevice, currentNode, draEnvironment, metered } from "./environment.js";
+import { DRADevice, draEnvironment } from "./environment.js";
+import { type AstNode, currentNode, metered } from "./metering.js";
 import { Quantity } from "./quantity.js";
 import { regexpProblem } from "./regexp-guard.js";
 import { Semver } from "./semver.js";
@@ -186,7 +187,7 @@ class Program implements DeviceSelectorProgram {
   }
 
   evaluateInput(device: DRADevice, limit: number): EvaluationResult {
-    const { value, error, cost } = metered(this.root, limit, () => this.run({ device }));
+    const { value, error, cost } = metered(limit, () => this.run({ device }), this.root);
     if (error !== undefined) return { ok: false, message: runtimeMessage(error), cost };
     if (typeof value !== "boolean") {
       const t = typeName(value);
