@@ -2,8 +2,8 @@
 // CRDs (one scan at start, then every committed CRD change), so routing, discovery and OpenAPI follow.
 // A CRD is served once its Established condition is True, one kind per served version; a deleted CRD,
 // an unserved version or a changed spec takes its kinds out or replaces them.
-import type { CustomResourceDefinition, NamingProfile } from "@orch/api";
-import { type KindDefinition, type KindRegistry, crdConditionTrue, customResourceKinds, storageResource } from "@orch/registry";
+import { type CustomResourceDefinition, type NamingProfile, crdConditionTrue } from "@orch/api";
+import { type KindDefinition, type KindRegistry, customResourceKinds, storageResource } from "@orch/registry";
 import type { Change, Storage } from "@orch/storage";
 
 interface Served {

@@ -9,9 +9,10 @@ import {
   type ObjectHeader,
   ObjectMeta,
   opt,
+  setCrdCondition,
   str,
 } from "@orch/api";
-import { type FieldError, failure, fieldError, humanDuration, rfc3339 } from "@orch/machinery";
+import { type FieldError, failure, fieldError, humanDuration } from "@orch/machinery";
 import { compileSchema } from "@orch/schema";
 import * as v from "valibot";
 import type { KindDefinition, PrinterColumn, ScaleMapping, Strategy } from "./kind.js";
@@ -22,28 +23,6 @@ import { AGE, ALL_VERBS, statusSubresource } from "./kinds/define.js";
 const CustomObject = v.looseObject({ apiVersion: opt(str()), kind: opt(str()), metadata: opt(ObjectMeta, {}) });
 
 type Crd = CustomResourceDefinition;
-type CrdCondition = NonNullable<NonNullable<Crd["status"]["conditions"]>>[number];
-
-const crdCondition = (crd: Crd, type: string): CrdCondition | undefined =>
-  crd.status?.conditions?.find((c) => c.type === type);
-
-export const crdConditionTrue = (crd: Crd, type: string): boolean => crdCondition(crd, type)?.status === "True";
-
-/**
- * apihelpers.SetCRDCondition: replaces the condition of that type (its transition time moves only when
- * the status changes) or appends it.
- */
-function setCrdCondition(crd: Crd, condition: Omit<CrdCondition, "lastTransitionTime">): void {
-  const conditions = (crd.status.conditions ??= []);
-  const existing = conditions.find((c) => c.type === condition.type);
-  if (!existing) {
-    conditions.push({ ...condition, lastTransitionTime: rfc3339() });
-    return;
-  }
-  if (existing.status !== condition.status || !existing.lastTransitionTime) existing.lastTransitionTime = rfc3339();
-  Object.assign(existing, condition);
-}
-
 /** The finalizer that holds a CRD until its instances are gone (`customresourcecleanup.apiextensions.<domain>`). */
 const crdCleanupFinalizer = (profile: NamingProfile): string => `customresourcecleanup.${profile.group("apiextensions")}`;
 

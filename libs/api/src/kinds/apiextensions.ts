@@ -5,6 +5,7 @@
 // JSONSchemaProps carries seven vendor extensions. Kubernetes names them `x-kubernetes-*`; orch's own
 // naming is `x-orch-*`. A naming profile (the extension prefix) picks which names a CRD schema
 // decodes; names of the other profile are unknown fields there and are pruned like any other.
+import { rfc3339 } from "@orch/machinery";
 import * as v from "valibot";
 import { objectOf } from "../meta.js";
 import {
@@ -336,4 +337,31 @@ export function defaultCustomResourceDefinition<P extends ExtensionPrefix>(crd: 
     const storage = crd.spec.versions.find((version) => version.storage);
     if (storage) crd.status.storedVersions = [storage.name];
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Conditions, as apiextensions' apihelpers handles them (used by the apiserver and the crd-controller)
+// ---------------------------------------------------------------------------------------------
+
+export type CustomResourceDefinitionConditionValue = NonNullable<NonNullable<CustomResourceDefinition["status"]["conditions"]>>[number];
+
+export const findCrdCondition = (crd: CustomResourceDefinition, type: string): CustomResourceDefinitionConditionValue | undefined =>
+  crd.status?.conditions?.find((c) => c.type === type);
+
+export const crdConditionTrue = (crd: CustomResourceDefinition, type: string): boolean => findCrdCondition(crd, type)?.status === "True";
+
+/**
+ * SetCRDCondition: replaces the condition of that type (its transition time moves only when the status
+ * changes) or appends it.
+ */
+export function setCrdCondition(crd: CustomResourceDefinition, condition: Omit<CustomResourceDefinitionConditionValue, "lastTransitionTime">): void {
+  crd.status ??= {};
+  const conditions = (crd.status.conditions ??= []);
+  const existing = conditions.find((c) => c.type === condition.type);
+  if (!existing) {
+    conditions.push({ ...condition, lastTransitionTime: rfc3339() });
+    return;
+  }
+  if (existing.status !== condition.status || !existing.lastTransitionTime) existing.lastTransitionTime = rfc3339();
+  Object.assign(existing, condition);
 }
