@@ -4,7 +4,8 @@
 import * as v from "valibot";
 import type { AnySchema } from "./schema.js";
 
-interface SchemaNode {
+/** What the schema walkers (pruning here, merge shapes in shape.ts) read of a valibot schema. */
+export interface SchemaNode {
   type: string;
   entries?: Record<string, SchemaNode>;
   wrapped?: SchemaNode;
@@ -12,6 +13,7 @@ interface SchemaNode {
   value?: SchemaNode;
   options?: SchemaNode[];
   getter?: (input: unknown) => SchemaNode;
+  pipe?: readonly { kind: string; type: string; metadata?: unknown }[];
 }
 
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>

@@ -2,6 +2,7 @@
 // list semantics and struct strategies live beside the schema, as metadata, in one place.
 import { type ObjectShape, type Shape, scalarShape, untypedShape } from "@orch/machinery";
 import * as v from "valibot";
+import type { SchemaNode } from "./decode.js";
 import { type AnySchema, listSemantics } from "./schema.js";
 
 /** Struct-level merge semantics (Kubernetes' `patchStrategy=retainKeys`, `+mapType=atomic`). */
@@ -11,22 +12,12 @@ export type StructSemantics = { retainKeys?: boolean; mapType?: "atomic" | "gran
 export const withStructSemantics = <S extends AnySchema>(schema: S, semantics: StructSemantics) =>
   v.pipe(schema, v.metadata(semantics));
 
-interface Node {
-  type: string;
-  entries?: Record<string, Node>;
-  wrapped?: Node;
-  item?: Node;
-  value?: Node;
-  options?: Node[];
-  getter?: (input: unknown) => Node;
-  pipe?: readonly { kind: string; type: string; metadata?: unknown }[];
-}
 
 const cache = new WeakMap<object, Shape>();
 
 /** The shape of values this schema decodes. */
 export function shapeOf(schema: AnySchema): Shape {
-  const node = schema as unknown as Node;
+  const node = schema as unknown as SchemaNode;
   const known = cache.get(node);
   if (known) return known;
   const shape = derive(node);
@@ -34,7 +25,7 @@ export function shapeOf(schema: AnySchema): Shape {
   return shape;
 }
 
-function derive(node: Node): Shape {
+function derive(node: SchemaNode): Shape {
   switch (node.type) {
     case "optional":
     case "nullable":
@@ -80,7 +71,7 @@ function derive(node: Node): Shape {
 }
 
 /** Recursive schemas (JSONSchemaProps) resolve on first use, so the cycle is not walked eagerly. */
-function lazyShape(node: Node): Shape {
+function lazyShape(node: SchemaNode): Shape {
   let resolved: Shape | undefined;
   const target = () => (resolved ??= shapeOf(node.getter!(undefined) as unknown as AnySchema));
   return {
@@ -90,12 +81,12 @@ function lazyShape(node: Node): Shape {
 }
 
 /** The default an optional member takes (valibot `optional(schema, default)`). */
-function schemaDefault(node: Node): unknown {
+function schemaDefault(node: SchemaNode): unknown {
   const fallback = (node as { default?: unknown }).default;
   return typeof fallback === "function" ? (fallback as () => unknown)() : fallback;
 }
 
-function structMeta(node: Node): StructSemantics {
+function structMeta(node: SchemaNode): StructSemantics {
   const meta = node.pipe?.find((a) => a.kind === "metadata" && a.type === "metadata");
   return (meta?.metadata as StructSemantics | undefined) ?? {};
 }
