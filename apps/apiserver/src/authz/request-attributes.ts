@@ -2,12 +2,16 @@
 // WithAuthorization), and the 403 it gets when nobody allows it (responsewriters.Forbidden).
 import { type StatusError, failure, goQuote, parseFieldSelector } from "@orch/machinery";
 import type { AuthorizationAttributes, UserInfo } from "@orch/registry";
-import { resourceRequest } from "../http/request-info.js";
+import { type ResourceRequest, resourceRequest } from "../http/request-info.js";
 
-/** The attributes of an HTTP request: a resource request under /api or /apis, else a non-resource path. */
-export function requestAttributes(user: UserInfo, method: string, url: URL): AuthorizationAttributes {
+/** What a request's URL names: the resource request under /api or /apis, or undefined for another path. */
+export function requestInfo(method: string, url: URL): ResourceRequest | undefined {
   const watch = ["true", "1"].includes(url.searchParams.get("watch") ?? "");
-  const info = resourceRequest(method, url.pathname, watch);
+  return resourceRequest(method, url.pathname, watch);
+}
+
+/** The attributes of an HTTP request: a resource request (`info`), else a non-resource path. */
+export function requestAttributes(user: UserInfo, method: string, url: URL, info: ResourceRequest | undefined): AuthorizationAttributes {
   if (!info) return { user, verb: method.toLowerCase(), resourceRequest: false, path: url.pathname };
   let name = info.name;
   // A list or watch of one name (`kubectl get pod x -w`) is about that name, so resourceNames rules apply.

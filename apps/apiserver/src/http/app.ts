@@ -7,7 +7,7 @@ import type { ServiceAccountTokens } from "@orch/tokens";
 import { Hono } from "hono";
 import type { TLSSocket } from "node:tls";
 import { impersonate } from "../authz/impersonation.js";
-import { forbidden, requestAttributes } from "../authz/request-attributes.js";
+import { forbidden, requestAttributes, requestInfo } from "../authz/request-attributes.js";
 import { type ChainResult, type Credentials, bearerToken } from "./authn.js";
 import {
   AGGREGATED_TYPE,
@@ -19,7 +19,7 @@ import {
 } from "./discovery.js";
 import { oidcDiscoveryRoutes } from "./oidc.js";
 import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
-import { resourceRequest } from "./request-info.js";
+import type { ResourceRequest } from "./request-info.js";
 import { MAX_BODY_BYTES, type ResourceDeps, handleResource } from "./resources.js";
 import { respond, respondError } from "./respond.js";
 
@@ -56,7 +56,7 @@ const MAX_IN_FLIGHT = 800;
 /** A request still running after this gets 504, as Kubernetes' request deadline does. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
-type Env = { Bindings: HttpBindings; Variables: { ctx: RequestContext; url: URL } };
+type Env = { Bindings: HttpBindings; Variables: { ctx: RequestContext; url: URL; info: ResourceRequest | undefined } };
 
 const text = (status: number, body: string) => new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 
@@ -85,8 +85,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
     if (impersonated instanceof StatusError) return respondError(impersonated);
     const user = impersonated ?? result.user;
     const url = new URL(c.req.url);
+    const info = requestInfo(c.req.method, url);
     c.set("url", url);
-    const attributes = requestAttributes(user, c.req.method, url);
+    c.set("info", info);
+    const attributes = requestAttributes(user, c.req.method, url, info);
     const decision = await deps.authorizer.authorize(attributes);
     if (!decision.allowed) return respondError(forbidden(attributes, decision.reason));
     c.set("ctx", { user, profile: deps.profile, warnings: [], authorizer: deps.authorizer });
@@ -160,8 +162,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   function resources(c: import("hono").Context<Env>): Promise<Response> | Response {
     const url = c.get("url");
-    const watch = ["true", "1"].includes(url.searchParams.get("watch") ?? "");
-    const info = resourceRequest(c.req.method, url.pathname, watch);
+    const info = c.get("info");
     if (!info) return respondError(errors.notFoundPath());
     if (!["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].includes(c.req.method)) {
       return respondError(failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}));
