@@ -166,16 +166,16 @@ describe("create", () => {
     expect(dotted.body.message).toBe('Namespace "a.b" is invalid: metadata.name: Invalid value: "a.b": must not contain dots');
   });
 
-  it("resourceVersion set on create → 500 with Kubernetes' message and no reason", async () => {
+  it("resourceVersion set on create → 400 with Kubernetes' message (Kubernetes answers 500)", async () => {
     const ns = await freshNamespace(t.api);
     const body = secret("rv") as any;
     body.metadata.resourceVersion = "5";
     const r = await t.api.post(secrets(ns), body);
-    expect(r.status).toBe(500);
+    expect(r.status).toBe(400);
     expect(r.body.kind).toBe("Status");
     expect(r.body.status).toBe("Failure");
     expect(r.body.message).toBe("resourceVersion should not be set on objects to be created");
-    expect(r.body.reason).toBeUndefined();
+    expect(r.body.reason).toBe("BadRequest");
     expect((await t.api.get(`${secrets(ns)}/rv`)).status).toBe(404);
   });
 

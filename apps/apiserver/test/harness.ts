@@ -244,11 +244,10 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
     ...(options.serviceAccounts ? { serviceAccounts: options.serviceAccounts } : {}),
   };
   if (options.tokens) writeFileSync(join(dataDir, "tokens.csv"), `${options.tokens.join("\n")}\n`);
-  const pki = (name: string) => readFileSync(join(dataDir, "pki", name), "utf8");
   const t = Object.assign(into, { dataDir, config });
   const boot = async () => {
     t.server = await startApiserver(config);
-    t.api = new Client(t.server.url, { ca: pki("ca.crt"), cert: pki("admin.crt"), key: pki("admin.key") });
+    t.api = adminClient(t.server.url, dataDir);
   };
   t.restart = async () => {
     t.api.close();
@@ -265,6 +264,12 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
   return t;
 }
 
+/** The cluster-admin client of a data directory's PKI (e.g. an apiserver started as a process). */
+export function adminClient(url: string, dataDir: string): Client {
+  const pki = (name: string) => readFileSync(join(dataDir, "pki", name), "utf8");
+  return new Client(url, { ca: pki("ca.crt"), cert: pki("admin.crt"), key: pki("admin.key") });
+}
+
 /** One apiserver for the whole test file: started before its tests, stopped after them. */
 export function useTestServer(options: TestServerOptions = {}): TestServer {
   const t = {} as TestServer;
@@ -275,6 +280,49 @@ export function useTestServer(options: TestServerOptions = {}): TestServer {
     await t.stop?.();
   });
   return t;
+}
+
+let openKinds = 0;
+/**
+ * A namespaced custom kind (`Thing`) whose spec keeps any field, Established through /status the way the
+ * crd-controller would: for requests that must reach deep into an object.
+ */
+export async function defineOpenKind(api: Client): Promise<{ path: string; apiVersion: string; kind: string }> {
+  const group = `open${++openKinds}-${process.pid}.example.com`;
+  const crds = "/apis/apiextensions.orch.io/v1/customresourcedefinitions";
+  const created = await api.post(crds, {
+    apiVersion: "apiextensions.orch.io/v1",
+    kind: "CustomResourceDefinition",
+    metadata: { name: `things.${group}` },
+    spec: {
+      group,
+      scope: "Namespaced",
+      names: { plural: "things", singular: "thing", kind: "Thing" },
+      versions: [
+        {
+          name: "v1",
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", "x-orch-preserve-unknown-fields": true } } } },
+        },
+      ],
+    },
+  });
+  if (created.status !== 201) throw new Error(`creating the CRD: ${created.status} ${created.text}`);
+  const crd = created.body;
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  crd.status = {
+    acceptedNames: crd.spec.names,
+    conditions: [
+      { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "", lastTransitionTime: now },
+      { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "", lastTransitionTime: now },
+    ],
+  };
+  const established = await api.put(`${crds}/things.${group}/status`, crd);
+  if (established.status !== 200) throw new Error(`establishing the CRD: ${established.status} ${established.text}`);
+  const path = `/apis/${group}/v1/namespaces/default/things`;
+  for (let i = 0; i < 100 && (await api.get(path)).status !== 200; i++) await sleep(20);
+  return { path, apiVersion: `${group}/v1`, kind: "Thing" };
 }
 
 /** Collection paths of the kinds tests use most. */

@@ -136,8 +136,8 @@ describe("watch", () => {
       'ListOptions.meta.k8s.io "" is invalid: [resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided, resourceVersionMatch: Unsupported value: "Exact": supported values: "NotOlderThan"]',
     );
     const badRv = await t.api.get(`${secrets(ns)}?watch=true&resourceVersion=abc`);
-    expect(badRv.status).toBe(500);
-    expect(badRv.body.message).toBe('resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax');
+    expect(badRv.status).toBe(400);
+    expect(badRv.body.message).toBe('invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax');
   });
 
   it("no bookmarks unless allowWatchBookmarks=true", async () => {

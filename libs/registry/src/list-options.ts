@@ -1,7 +1,7 @@
 // List and watch options, validated and turned into a plan as Kubernetes' apiserver interprets them
 // (resourceVersion semantics, continue tokens, selectors).
 import type { ObjectHeader } from "@orch/api";
-import { type FieldError, type StatusError, errors, failure, fieldError, fieldErrorText } from "@orch/machinery";
+import { type FieldError, type StatusError, errors, fieldError, fieldErrorText } from "@orch/machinery";
 import type { CompactedError, Position } from "@orch/storage";
 import type { KindDefinition } from "./kind.js";
 import { compileFieldSelector, compileLabelSelector } from "./selectors.js";
@@ -78,13 +78,16 @@ function decodeContinue(text: string, namespace: string | undefined): { revision
   return { revision: token.rv, after };
 }
 
-/** A resourceVersion must be an unsigned integer: 400 for a list, 500 for a watch, as Kubernetes answers. */
-function parseRevision(text: string, watch: boolean): number {
+/**
+ * A resourceVersion must be an unsigned integer: 400, for a list and (unlike Kubernetes, whose watch
+ * answers 500 here) for a watch: a client's mistake is never a server error.
+ */
+function parseRevision(text: string): number {
   if (/^\d+$/.test(text)) return Number(text);
   const invalid = fieldErrorText(
     fieldError.invalid("resourceVersion", text, `strconv.ParseUint: parsing ${JSON.stringify(text)}: invalid syntax`),
   );
-  throw watch ? failure(500, "", invalid) : errors.badRequest(`invalid resource version: ${invalid}`);
+  throw errors.badRequest(`invalid resource version: ${invalid}`);
 }
 
 export function planList(kind: KindDefinition, o: ListOptions, watch: boolean): ListPlan {
@@ -128,7 +131,7 @@ export function planList(kind: KindDefinition, o: ListOptions, watch: boolean): 
     errs.push(fieldError.invalid("limit", o.limit, "must be a non-negative integer"));
   }
   if (errs.length > 0) throw errors.invalid({ group: "meta.k8s.io", kind: "ListOptions" }, "", errs);
-  const revision = rv && rv !== "0" ? parseRevision(rv, watch) : undefined;
+  const revision = rv && rv !== "0" ? parseRevision(rv) : undefined;
 
   const labels = compileLabelSelector(o.labelSelector);
   const fields = compileFieldSelector(kind, o.fieldSelector);

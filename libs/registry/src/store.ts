@@ -508,7 +508,8 @@ export class ResourceStore {
     const meta = obj.metadata;
     this.placeInNamespace(obj, namespace);
     if (meta.resourceVersion && !options.dryRun) {
-      throw failure(500, "", "resourceVersion should not be set on objects to be created");
+      // Kubernetes' storage answers this with a 500; it is the client's mistake, so here a 400.
+      throw errors.badRequest("resourceVersion should not be set on objects to be created");
     }
     const generated = !meta.name && !!meta.generateName;
     if (generated) meta.name = generateName(meta.generateName!);

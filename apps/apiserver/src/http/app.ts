@@ -5,6 +5,8 @@ import { StatusError, errors, failure } from "@orch/machinery";
 import type { Authorizer, RequestContext } from "@orch/registry";
 import type { ServiceAccountTokens } from "@orch/tokens";
 import { Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { IncomingHttpHeaders } from "node:http";
 import type { TLSSocket } from "node:tls";
 import { impersonate } from "../authz/impersonation.js";
 import { forbidden, requestAttributes, requestInfo } from "../authz/request-attributes.js";
@@ -71,6 +73,17 @@ export function createApp(deps: AppDeps): Hono<Env> {
   // discovery; an operator who wants relying parties to fetch it anonymously says so.
   if (deps.publicDiscovery) for (const [path, handler] of discovery) app.get(path, handler);
 
+  // A request answered before its body was read (a 401, a 415, a 413): the rest of the body is still on
+  // its way, and a connection kept alive would have to drain it while the client already sends the next
+  // request. Close it after the answer, as Go's server does, so that the client opens a new one.
+  app.use("*", async (c, next) => {
+    await next();
+    const incoming = c.env.incoming;
+    if (!incoming.readableEnded && hasBody(incoming.headers) && !c.env.outgoing.headersSent) {
+      c.res.headers.set("Connection", "close");
+    }
+  });
+
   app.use("*", async (c, next) => {
     // Node builds headersDistinct anew on each access: once per request.
     const headers = c.env.incoming.headersDistinct;
@@ -85,7 +98,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
     if (impersonated instanceof StatusError) return respondError(impersonated);
     const user = impersonated ?? result.user;
     const url = new URL(c.req.url);
-    const info = requestInfo(c.req.method, url);
+    let info: ResourceRequest | undefined;
+    try {
+      info = requestInfo(c.req.method, url);
+    } catch (e) {
+      return respondError(e);
+    }
     c.set("url", url);
     c.set("info", info);
     const attributes = requestAttributes(user, c.req.method, url, info);
@@ -156,9 +174,21 @@ export function createApp(deps: AppDeps): Hono<Env> {
       inFlight--;
     }
   };
-  app.all("/api/*", limited);
-  app.all("/apis/*", limited);
+  // Bodies are counted as they arrive (a chunked one has no length to check up front) and refused at the
+  // limit; the connection then closes rather than reading the rest of an oversized upload.
+  const limitBody = bodyLimit({
+    maxSize: MAX_BODY_BYTES,
+    onError: () => {
+      const response = respondError(errors.tooLarge(`limit is ${MAX_BODY_BYTES}`));
+      response.headers.set("Connection", "close");
+      return response;
+    },
+  });
+  app.all("/api/*", limitBody, limited);
+  app.all("/apis/*", limitBody, limited);
   app.all("*", () => text(404, "404 page not found"));
+  // Anything a handler did not turn into a Status is a 500 Status, never a plain-text page.
+  app.onError((e) => respondError(e));
 
   function resources(c: import("hono").Context<Env>): Promise<Response> | Response {
     const url = c.get("url");
@@ -184,17 +214,16 @@ export function createApp(deps: AppDeps): Hono<Env> {
           end: () => void out.end(),
         };
       },
-      readBody: async () => {
-        const declared = Number(c.req.header("content-length") ?? 0);
-        if (declared > MAX_BODY_BYTES) throw errors.tooLarge(`limit is ${MAX_BODY_BYTES}`);
-        const buf = await c.req.arrayBuffer();
-        if (buf.byteLength > MAX_BODY_BYTES) throw errors.tooLarge(`limit is ${MAX_BODY_BYTES}`);
-        return new Uint8Array(buf);
-      },
+      // Within MAX_BODY_BYTES: the body limit middleware has checked it.
+      readBody: async () => new Uint8Array(await c.req.arrayBuffer()),
     });
   }
 
   return app;
+}
+
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  return headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
 }
 
 function withType(response: Response, type: string): Response {

@@ -1,5 +1,6 @@
 // Reads what a resource request is about from its path and method, as Kubernetes' RequestInfoFactory
 // does: /api/v1/... and /apis/<group>/<version>/..., optionally under /namespaces/<ns>/.
+import { errors, goQuote } from "@orch/machinery";
 
 export type RequestVerb =
   | "get"
@@ -24,9 +25,18 @@ export interface ResourceRequest {
 /** Subresources of a namespace that stay on the namespace object itself. */
 const NAMESPACE_SUBRESOURCES = new Set(["status", "finalize"]);
 
+/** A path segment unescaped; a 400 when its escapes are malformed or do not spell UTF-8, as Go's URL parser refuses them. */
+function unescapeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw errors.badRequest(`invalid URL escape in path segment ${goQuote(segment)}`);
+  }
+}
+
 /** Returns undefined for paths that are not resource requests (discovery, health). */
 export function resourceRequest(method: string, path: string, watch: boolean): ResourceRequest | undefined {
-  const parts = path.split("/").filter((p) => p !== "").map(decodeURIComponent);
+  const parts = path.split("/").filter((p) => p !== "").map(unescapeSegment);
   let group: string;
   let version: string;
   let rest: string[];

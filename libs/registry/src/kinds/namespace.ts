@@ -1,22 +1,27 @@
 // Namespace (core/v1): a scope for names; deleting one empties it first (namespace-finalizer).
-import { Namespace, defaultNamespace } from "@orch/api";
+import { Namespace, type ObjectHeader, defaultNamespace } from "@orch/api";
 import { errors, nameIsDNSLabel } from "@orch/machinery";
 import type { KindDefinition } from "../kind.js";
 import { AGE, at, column, defaults, defineKind, statusSubresource } from "./define.js";
 
 const IMMORTAL_NAMESPACES = ["default", "kube-system", "kube-public"];
 
+/** The label naming the namespace; a namespace without a name is refused by validation, which comes after. */
+function labelWithName(obj: ObjectHeader): void {
+  if (obj.metadata.name) obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name };
+}
+
 const namespaceStatus = statusSubresource(
   {
     prepareForCreate(obj) {
       const spec = (obj.spec ??= {}) as { finalizers?: string[] };
       if (!spec.finalizers?.includes("kubernetes")) spec.finalizers = [...(spec.finalizers ?? []), "kubernetes"];
-      obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name! };
+      labelWithName(obj);
     },
     prepareForUpdate(obj, old) {
       // spec.finalizers change only through /finalize.
       obj.spec = old.spec;
-      obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name! };
+      labelWithName(obj);
     },
   },
   () => ({ phase: "Active" }),
