@@ -7,8 +7,11 @@ import { join } from "node:path";
 const entries = [];
 for (const area of ["apps", "tools"]) {
   for (const name of readdirSync(area)) {
-    const main = join(area, name, "src", "main.ts");
-    if (existsSync(main)) entries.push({ main, out: join(area, name, "dist", "main.mjs") });
+    // `main.ts` is the process's entry point; `worker.ts`, when there is one, the code main runs on a thread.
+    for (const entry of ["main", "worker"]) {
+      const main = join(area, name, "src", `${entry}.ts`);
+      if (existsSync(main)) entries.push({ main, out: join(area, name, "dist", `${entry}.mjs`) });
+    }
   }
 }
 

@@ -1,27 +1,26 @@
-import { addSigningKey } from "@orch/tokens";
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
-import { configFromEnv } from "./config.js";
-import { startApiserver } from "./server.js";
+// The apiserver process. The server runs on a thread of its own whose stack is large enough for what
+// it accepts: request bodies may nest 10,000 levels deep, as in Kubernetes, and decoding, validating,
+// patching and serializing such an object recurses about that deep, further than a default stack
+// (about 1 MiB) allows. This thread only relays signals and supervision to it.
+import { Worker } from "node:worker_threads";
 
-// `rotate-service-account-key`: a new signing key beside the old ones, used from the next start on.
-if (process.argv[2] === "rotate-service-account-key") {
-  const pki = join(configFromEnv().dataDir, "pki");
-  await mkdir(pki, { recursive: true, mode: 0o700 });
-  console.log(`new service account signing key: ${await addSigningKey(pki)} (restart the apiserver to sign with it)`);
-  process.exit(0);
-}
+/** Room for every recursive step over a 10,000-level object, with a wide margin (see docs/limits.md). */
+const STACK_MB = 64;
 
-const started = Date.now();
-const apiserver = await startApiserver(configFromEnv());
-console.log(`apiserver serving on ${apiserver.url} (ready in ${Date.now() - started} ms); kubeconfig: ${apiserver.kubeconfigPath}`);
+// Whatever the server writes (database, keys, kubeconfigs) is for this user only.
+process.umask(0o077);
 
-let stopping = false;
-const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  void apiserver.close().then(() => process.exit(0));
-};
+const worker = new Worker(new URL("./worker.mjs", import.meta.url), {
+  argv: process.argv.slice(2),
+  resourceLimits: { stackSizeMb: STACK_MB },
+});
+worker.on("error", (e) => {
+  console.error("apiserver failed:", e);
+  process.exitCode = 1;
+});
+worker.on("exit", (code) => process.exit(process.exitCode ?? code));
+
+const stop = () => worker.postMessage("stop");
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 // Under the launcher, stdin is a pipe from it: when it closes, the launcher is gone and so are we.
