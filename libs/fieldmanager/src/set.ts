@@ -1,5 +1,5 @@
 // A set of field paths (structured-merge-diff fieldpath.Set): at each level, the elements that are
-// members and the children with their own sets. fieldsV1 is its JSON form.
+// members and the children with their own sets, never an empty one. fieldsV1 is its JSON form.
 import {
   type Path,
   type PathElement,
@@ -70,10 +70,9 @@ export class FieldSet {
     return this.children.get(serializeElement(pe))?.set ?? EMPTY;
   }
 
+  /** Constant time: a set never keeps an empty child (every operation builds bottom-up and prunes). */
   empty(): boolean {
-    if (this.members.size > 0) return false;
-    for (const c of this.children.values()) if (!c.set.empty()) return false;
-    return true;
+    return this.members.size === 0 && this.children.size === 0;
   }
 
   union(other: FieldSet): FieldSet {

@@ -258,7 +258,8 @@ function mergeLists(shape: ListShape, lhs: Json[], rhs: Json[], path: PathElemen
   const lIds = ids(left.pes);
   const rIds = ids(right.pes);
   const shared = rIds.filter((id) => left.observed.has(id));
-  let next = shared.shift();
+  let sharedAt = 0;
+  let next = shared[sharedAt++];
   const merged = new Set<string>();
   const out: Json[] = [];
   const push = (pe: PathElement, l: Json, r: Json) => {
@@ -275,7 +276,7 @@ function mergeLists(shape: ListShape, lhs: Json[], rhs: Json[], path: PathElemen
         push(left.pes[li]!, left.observed.get(id), right.observed.get(id));
         li++;
         ri++;
-        next = shared.shift();
+        next = shared[sharedAt++];
         continue;
       }
       if (right.observed.has(id) && next !== undefined && next !== id) {
@@ -300,7 +301,7 @@ function mergeLists(shape: ListShape, lhs: Json[], rhs: Json[], path: PathElemen
       merged.add(id);
       push(right.pes[ri]!, left.observed.get(id), right.observed.get(id));
       ri++;
-      if (next === id) next = shared.shift();
+      if (next === id) next = shared[sharedAt++];
     }
   }
   return out;

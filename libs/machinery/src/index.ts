@@ -8,7 +8,6 @@ export * from "./labels.js";
 export * from "./fields.js";
 export * from "./names.js";
 export * from "./objectmeta.js";
-export * from "./json-duplicates.js";
 export * from "./generate-name.js";
 export * from "./quantity.js";
 export * from "./label-selector-validation.js";

@@ -9,7 +9,8 @@
 // apiserver answers (handlers/patch.go `interpretStrategicMergePatchError`): its named format errors are
 // 400, lists of lists a bare 422, and every other failure a 500 without a reason carrying Go's text.
 import { type StatusError, failure } from "./errors.js";
-import { goQuote } from "./go-format.js";
+import { DecodeError, decodeJson } from "./serializer/json.js";
+import { goSliceStable } from "./go-sort.js";
 import { type Shape, listPatchStrategy, memberShape } from "./shape.js";
 
 type JsonMap = Record<string, unknown>;
@@ -44,128 +45,14 @@ export function applyStrategicMergePatch(original: unknown, patch: unknown, shap
   return mergeMap(isMap(original) ? structuredClone(original) : {}, structuredClone(patch), shape);
 }
 
-/** Parses a strategic merge patch body; malformed JSON is a 400 with encoding/json's message. */
+/** Parses a strategic merge patch body; malformed or too deep JSON is a 400 with encoding/json's message. */
 export function parseStrategicMergePatch(text: string): unknown {
   try {
-    return JSON.parse(text);
-  } catch {
-    throw badRequest(goSyntaxError(text));
-  }
-}
-
-/** The first syntax error in `text` as Go's JSON scanner words it. */
-function goSyntaxError(text: string): string {
-  let i = 0;
-  const end = "unexpected end of JSON input";
-  const fail = (context: string): never => {
-    throw new SyntaxError(i >= text.length ? end : `invalid character ${quoteChar(text[i]!)} ${context}`);
-  };
-  const space = () => {
-    while (i < text.length && " \t\r\n".includes(text[i]!)) i++;
-  };
-  const digits = () => {
-    while (i < text.length && text[i]! >= "0" && text[i]! <= "9") i++;
-  };
-  const isDigit = () => i < text.length && text[i]! >= "0" && text[i]! <= "9";
-  const string = () => {
-    i++;
-    for (;;) {
-      if (i >= text.length) fail("");
-      const c = text[i]!;
-      if (c === '"') return void i++;
-      if (c === "\\") {
-        i++;
-        if (i >= text.length) fail("");
-        if ('"\\/bfnrt'.includes(text[i]!)) i++;
-        else if (text[i] === "u") {
-          i++;
-          for (let k = 0; k < 4; k++, i++) if (!/[0-9a-fA-F]/.test(text[i] ?? "")) fail("in \\u hexadecimal character escape");
-        } else fail("in string escape code");
-      } else if (c < " ") fail("in string literal");
-      else i++;
-    }
-  };
-  const number = () => {
-    if (text[i] === "-") {
-      i++;
-      if (!isDigit()) fail("in numeric literal");
-    }
-    if (text[i] === "0") i++;
-    else digits();
-    if (text[i] === ".") {
-      i++;
-      if (!isDigit()) fail("after decimal point in numeric literal");
-      digits();
-    }
-    if (text[i] === "e" || text[i] === "E") {
-      i++;
-      if (text[i] === "+" || text[i] === "-") i++;
-      if (!isDigit()) fail("in exponent of numeric literal");
-      digits();
-    }
-  };
-  const literal = (word: string) => {
-    for (let k = 1, start = i; k < word.length; k++) {
-      i = start + k;
-      if (text[i] !== word[k]) fail(`in literal ${word} (expecting ${quoteChar(word[k]!)})`);
-    }
-    i++;
-  };
-  const value = (): void => {
-    space();
-    const c = text[i];
-    if (c === "{") {
-      i++;
-      space();
-      if (text[i] === "}") return void i++;
-      for (;;) {
-        space();
-        if (text[i] !== '"') fail("looking for beginning of object key string");
-        string();
-        space();
-        if (text[i] !== ":") fail("after object key");
-        i++;
-        value();
-        space();
-        if (text[i] === ",") i++;
-        else if (text[i] === "}") return void i++;
-        else fail("after object key:value pair");
-      }
-    }
-    if (c === "[") {
-      i++;
-      space();
-      if (text[i] === "]") return void i++;
-      for (;;) {
-        value();
-        space();
-        if (text[i] === ",") i++;
-        else if (text[i] === "]") return void i++;
-        else fail("after array element");
-      }
-    }
-    if (c === '"') return string();
-    if (c === "-" || (c !== undefined && c >= "0" && c <= "9")) return number();
-    if (c === "t") return literal("true");
-    if (c === "f") return literal("false");
-    if (c === "n") return literal("null");
-    fail("looking for beginning of value");
-  };
-  try {
-    value();
-    space();
-    if (i < text.length) fail("after top-level value");
-    return end;
+    return decodeJson(text);
   } catch (e) {
-    return (e as Error).message;
+    if (e instanceof DecodeError) throw badRequest(e.message);
+    throw e;
   }
-}
-
-/** encoding/json's quoteChar: `'x'`, with Go escapes. */
-function quoteChar(c: string): string {
-  if (c === "'") return `'\\''`;
-  if (c === '"') return `'"'`;
-  return `'${goQuote(c).slice(1, -1)}'`;
 }
 
 function mergeMap(original: JsonMap, patch: JsonMap, shape: Shape): JsonMap {
@@ -328,7 +215,7 @@ function mergeList(original: unknown[], patch: unknown[], item: Shape, mergeKey:
  * patch list the whole list. Returns the live list and the patch list without these items.
  */
 function applyItemDirectives(original: unknown[], patch: unknown[], mergeKey: string): [unknown[], unknown[]] {
-  let live = original;
+  const doomed = new Set<unknown>();
   const plain: unknown[] = [];
   let replace = false;
   for (const v of patch) {
@@ -340,7 +227,7 @@ function applyItemDirectives(original: unknown[], patch: unknown[], mergeKey: st
     const directive = item[directiveMarker];
     if (directive === "delete") {
       if (!has(item, mergeKey)) throw unexpected(noMergeKey(item, mergeKey));
-      live = deleteMatching(live, mergeKey, item[mergeKey]);
+      doomed.add(keyOf(item, mergeKey));
     } else if (directive === "replace") {
       replace = true;
     } else if (directive === "merge") {
@@ -349,37 +236,48 @@ function applyItemDirectives(original: unknown[], patch: unknown[], mergeKey: st
       throw unexpected(`unknown patch type: ${goString(directive)} in map: ${goValue(item)}`);
     }
   }
-  return replace ? [plain, []] : [live, plain];
+  if (replace) return [plain, []];
+  return [doomed.size === 0 ? original : deleteMatching(original, mergeKey, doomed), plain];
 }
 
-function deleteMatching(list: unknown[], mergeKey: string, value: unknown): unknown[] {
+function deleteMatching(list: unknown[], mergeKey: string, doomed: Set<unknown>): unknown[] {
   return list.filter((v, i) => {
     if (!isMap(v)) throw unexpected(`value for key ${i} is not a map`);
-    return !(has(v, mergeKey) && same(v[mergeKey], value));
+    return !(has(v, mergeKey) && doomed.has(keyOf(v, mergeKey)));
   });
 }
 
 /** Patch items merge into the live item with the same key, or are appended. */
 function mergeItems(live: unknown[], patch: unknown[], mergeKey: string, item: Shape): unknown[] {
   const result = [...live];
+  const positions = keyPositions(result, mergeKey);
   for (const v of patch) {
     const patchItem = v as JsonMap;
     if (!has(patchItem, mergeKey)) throw unexpected(noMergeKey(patchItem, mergeKey));
-    const at = findByKey(result, mergeKey, patchItem[mergeKey]);
-    if (at >= 0) result[at] = mergeMap(result[at] as JsonMap, patchItem, item);
-    else result.push(v);
+    const key = keyOf(patchItem, mergeKey);
+    const at = positions.get(key);
+    if (at !== undefined) result[at] = mergeMap(result[at] as JsonMap, patchItem, item);
+    else positions.set(key, result.push(v) - 1);
   }
   return result;
 }
 
-function findByKey(list: unknown[], mergeKey: string, value: unknown): number {
-  for (let i = 0; i < list.length; i++) {
-    const v = list[i];
+/**
+ * Where each merge key value first occurs in a list of maps: Go looks items up by scanning the list, which
+ * makes merging two long lists quadratic. Values compare as Go's `==` on decoded scalars (`same`).
+ */
+function keyPositions(list: unknown[], mergeKey: string): Map<unknown, number> {
+  const positions = new Map<unknown, number>();
+  list.forEach((v, i) => {
     if (!isMap(v)) throw unexpected(`value for key ${i} is not a map`);
-    if (has(v, mergeKey) && same(v[mergeKey], value)) return i;
-  }
-  return -1;
+    if (!has(v, mergeKey)) return;
+    const key = keyOf(v, mergeKey);
+    if (!positions.has(key)) positions.set(key, i);
+  });
+  return positions;
 }
+
+const keyOf = (item: JsonMap, mergeKey: string) => item[mergeKey] ?? null;
 
 function partitionScalars(list: unknown[], by: unknown[]): [unknown[], unknown[]] {
   const present = new Set(by);
@@ -389,10 +287,11 @@ function partitionScalars(list: unknown[], by: unknown[]): [unknown[], unknown[]
 function partitionMaps(list: unknown[], by: unknown[], mergeKey: string): [unknown[], unknown[]] {
   const inBy: unknown[] = [];
   const rest: unknown[] = [];
+  const wanted = keyPositions(by, mergeKey);
   for (const v of list) {
     if (!isMap(v)) throw unexpected(badArgType("map[string]interface {}", v));
     if (!has(v, mergeKey)) throw unexpected(noMergeKey(v, mergeKey));
-    (findByKey(by, mergeKey, v[mergeKey]) >= 0 ? inBy : rest).push(v);
+    (wanted.has(keyOf(v, mergeKey)) ? inBy : rest).push(v);
   }
   return [inBy, rest];
 }
@@ -462,16 +361,9 @@ function sortByOrder(items: unknown[], order: unknown[], mergeKey: string, kind:
   if (ranked.every((r) => r.at >= 0)) {
     ranked.sort((a, b) => a.at - b.at);
   } else {
-    // Go's comparator calls an item it cannot place "less"; its insertion sort is reproduced for that case.
-    for (let i = 1; i < ranked.length; i++) {
-      for (let k = i; k > 0; k--) {
-        const a = ranked[k]!;
-        const b = ranked[k - 1]!;
-        if (a.at >= 0 && b.at >= 0 && a.at >= b.at) break;
-        ranked[k] = b;
-        ranked[k - 1] = a;
-      }
-    }
+    // Go's comparator calls an item it cannot place "less", which is no ordering: the result is whatever
+    // Go's own stable sort makes of it, so that sort is what runs.
+    goSliceStable(ranked, (a, b) => !(a.at >= 0 && b.at >= 0) || a.at < b.at);
   }
   return [...ranked.map((r) => r.v), ...deletions];
 }
@@ -497,20 +389,12 @@ function splitDeletions(list: unknown[]): [unknown[], unknown[]] {
   return [keep, deletions];
 }
 
-/** Go's in-place deduplication (it moves the last element into each duplicate's place). */
+/**
+ * Each value once. Go's quadratic in-place version leaves another order, but the merged list is then
+ * sorted by position in the patch and live lists, which holds every value: the order here never shows.
+ */
 function deduplicateScalars(s: unknown[]): unknown[] {
-  let last = s.length - 1;
-  for (let i = 0; i < last; i++) {
-    for (let j = i + 1; j <= last; j++) {
-      if (same(s[i], s[j])) {
-        s[j] = s[last];
-        s.length = last;
-        last--;
-        j--;
-      }
-    }
-  }
-  return s;
+  return [...new Set(s.map((v) => v ?? null))];
 }
 
 /** `<prefix>/<field>` → `<field>`; anything else is a malformed directive (400). */

@@ -2,7 +2,7 @@
 // validation) with DisallowDuplicateFields; the first three cases are its own kubernetes_patch_test.go
 // cases. A randomised comparison over 20,000 generated documents agreed as well.
 import { describe, expect, it } from "vitest";
-import { duplicateFieldMessage, findDuplicateFields } from "../src/json-duplicates.js";
+import { duplicateFieldMessage, findDuplicateFields } from "../src/serializer/json-duplicates.js";
 
 const cases: [string, string[]][] = [
   ["{\"a\":1,\"a\":2,\"a\":3,\"b\":4,\"b\":5,\"b\":6,\"C\":7,\"C\":8,\"C\":9,\"e\":[{\"f\":1,\"f\":1}]}", ["a", "b", "C", "e[0].f"]],

@@ -1,6 +1,7 @@
 // Media types in and out: JSON and YAML bodies, JSON/YAML/Table responses, as Kubernetes negotiates them.
-import { errors, findDuplicateFields } from "@orch/machinery";
-import { parseDocument, stringify as yamlStringify } from "yaml";
+import { errors } from "@orch/machinery";
+import { DecodeError, TooDeepError, decodeJson, decodeYaml, findDuplicateFields } from "@orch/machinery/serializer";
+import { stringify as yamlStringify } from "yaml";
 
 export const JSON_TYPE = "application/json";
 export const YAML_TYPE = "application/yaml";
@@ -58,45 +59,35 @@ export interface ParsedBody {
   duplicates: string[];
 }
 
-/** Parses a JSON or YAML body; malformed input is a 400 that names the problem. */
+/** Parses a JSON or YAML body; malformed or too deeply nested input is a 400 that names the problem. */
 export function parseBody(text: string, contentType: string | undefined): ParsedBody {
   const type = parseMediaType(contentType ?? JSON_TYPE).type;
-  if (type === YAML_TYPE || type === "application/apply-patch+yaml" || type === "text/yaml") {
-    const doc = parseDocument(text, { uniqueKeys: false });
-    if (doc.errors.length > 0) {
-      throw errors.badRequest(`error converting YAML to JSON: ${doc.errors[0]!.message.split("\n")[0]}`);
-    }
-    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
-    return { value, duplicates: yamlDuplicates(doc) };
-  }
+  const yaml = type === YAML_TYPE || type === "application/apply-patch+yaml" || type === "text/yaml";
   try {
-    const value = JSON.parse(text) as unknown;
-    return { value, duplicates: findDuplicateFields(text) };
+    return yaml ? parseYamlBody(text) : { value: decodeJson(text), duplicates: findDuplicateFields(text) };
   } catch (e) {
-    throw errors.badRequest(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
+    if (!(e instanceof DecodeError)) throw e;
+    throw errors.badRequest(yaml ? `error converting YAML to JSON: ${e.message}` : `couldn't get version/kind; json parse error: ${e.message}`);
   }
 }
 
-/** Duplicate mapping keys of a YAML document, as field paths. */
-function yamlDuplicates(doc: ReturnType<typeof parseDocument>): string[] {
-  const out: string[] = [];
-  const visit = (node: unknown, path: string) => {
-    const n = node as { items?: unknown[] } | null;
-    if (!n || !Array.isArray(n.items)) return;
-    const seen = new Set<string>();
-    n.items.forEach((item, i) => {
-      const pair = item as { key?: { value?: unknown }; value?: unknown };
-      if (pair && typeof pair === "object" && "key" in pair) {
-        const key = String(pair.key?.value ?? pair.key);
-        const child = path ? `${path}.${key}` : key;
-        if (seen.has(key)) out.push(child);
-        seen.add(key);
-        visit(pair.value, child);
-      } else {
-        visit(item, `${path}[${i}]`);
-      }
-    });
-  };
-  visit(doc.contents, "");
-  return out;
+/**
+ * JSON is YAML, and what kubectl sends as YAML (a server-side apply) is JSON: read as JSON first, ten
+ * times faster; YAML's flow style (`{a: b}`) is not JSON and falls through to the YAML parser.
+ */
+function parseYamlBody(text: string): ParsedBody {
+  if (looksLikeJson(text)) {
+    try {
+      return { value: decodeJson(text), duplicates: findDuplicateFields(text) };
+    } catch (e) {
+      if (!(e instanceof DecodeError) || e instanceof TooDeepError) throw e;
+    }
+  }
+  return decodeYaml(text);
+}
+
+/** A JSON object or array, as far as its first character tells (YAML's flow collections start alike, and parse the same). */
+function looksLikeJson(text: string): boolean {
+  const first = text.trimStart()[0];
+  return first === "{" || first === "[";
 }

@@ -14,6 +14,7 @@ import {
   parseStrategicMergePatch,
   patchTypes,
 } from "@orch/machinery";
+import { TooDeepError, decodeJson } from "@orch/machinery/serializer";
 import { PROTOBUF_CONTENT_TYPE, UnsupportedProtobufKindError, decodeKubernetesProtobuf } from "@orch/machinery/protobuf";
 import { applyConfiguration, managerOrUserAgent, validateFieldManager } from "@orch/fieldmanager";
 import {
@@ -352,17 +353,19 @@ async function readPatch(req: IncomingRequest, kind: KindDefinition, shape: Shap
   const text = await readText(req);
   let patch: unknown;
   try {
-    patch = type === patchTypes.strategic ? parseStrategicMergePatch(text) : JSON.parse(text);
+    patch = type === patchTypes.strategic ? parseStrategicMergePatch(text) : decodeJson(text);
   } catch (e) {
     if (e instanceof StatusError) throw e;
+    if (e instanceof TooDeepError) throw errors.badRequest(e.message);
     throw errors.badRequest(type === patchTypes.json ? "invalid JSON patch" : "Invalid JSON Patch");
   }
   return (target) => {
     try {
       return apply(target, patch);
     } catch (e) {
-      // Kubernetes discards the patch library's text: a generic 422 with empty details.
-      if (e instanceof StatusError && e.code === 422) {
+      // Kubernetes discards the patch library's text: a generic 422 with empty details. A patch refused
+      // for its size keeps the limit it met as its cause.
+      if (e instanceof StatusError && e.code === 422 && !e.status.details?.causes) {
         throw failure(422, "Invalid", "the server rejected our request due to an error in our request", {});
       }
       throw e;

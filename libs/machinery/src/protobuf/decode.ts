@@ -2,6 +2,7 @@
 // JSON client would have sent. Body = "k8s\0" + runtime.Unknown { 1 typeMeta { 1 apiVersion, 2 kind }, 2 raw,
 // 3 contentEncoding, 4 contentType }; raw is the object's generated.proto message, decoded with ./messages.
 import { Buffer } from "node:buffer";
+import { TooDeepError, decodeJson } from "../serializer/json.js";
 import { rfc3339 } from "../time.js";
 import { messageTables, protobufKinds } from "./kinds.js";
 import { compileMessages, type MessageSpec, type Scalar, type Special, type ValueType } from "./schema.js";
@@ -292,8 +293,9 @@ function readSpecial(bytes: Uint8Array, type: Special, where: string, unknown: s
       }
       if (!raw || raw.length === 0) return undefined;
       try {
-        return JSON.parse(utf8(raw)) as unknown;
-      } catch {
+        return decodeJson(utf8(raw));
+      } catch (e) {
+        if (e instanceof TooDeepError) throw new ProtobufDecodeError(`${where}: ${e.message}`);
         throw new ProtobufDecodeError(`${where}: the embedded raw value is not JSON`);
       }
     }

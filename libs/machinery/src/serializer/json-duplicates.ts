@@ -8,26 +8,14 @@
 //
 // The text must already be valid JSON (JSON.parse accepted it): this is one pass that tracks only the
 // container stack, so it allocates per key and per container, never per character.
-import { goQuote } from "./go-format.js";
+import { goQuote } from "../go-format.js";
+import { stringEnd } from "./json.js";
 
 const OBJECT = 0;
 const ARRAY = 1;
 const maxReported = 100;
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/** The index of the quote closing the string that opens at `start`. */
-function closingQuote(text: string, start: number): number {
-  let i = text.indexOf('"', start + 1);
-  for (;;) {
-    // A quote preceded by an odd run of backslashes is escaped.
-    let slashes = 0;
-    for (let j = i - 1; text.charCodeAt(j) === BACKSLASH; j--) slashes++;
-    if (slashes % 2 === 0) return i;
-    i = text.indexOf('"', i + 1);
-  }
-}
 
 /** Go replaces unpaired surrogates from `\uD800`-style escapes with U+FFFD; so must we, to compare alike. */
 function wellFormed(s: string): string {
@@ -66,7 +54,7 @@ export function findDuplicateFields(jsonText: string): string[] {
   while (i < n) {
     const c = jsonText.charCodeAt(i);
     if (c === QUOTE) {
-      const end = closingQuote(jsonText, i);
+      const end = stringEnd(jsonText, i);
       if (expectKey) {
         const key = decodeKey(jsonText, i, end);
         const count = keyCounts[depth] ?? 0;

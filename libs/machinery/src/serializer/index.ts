@@ -1,0 +1,3 @@
+export { DecodeError, MAX_NESTING_DEPTH, TooDeepError, decodeJson } from "./json.js";
+export { duplicateFieldMessage, findDuplicateFields } from "./json-duplicates.js";
+export { type DecodedYaml, decodeYaml } from "./yaml.js";
