@@ -16,7 +16,7 @@ import {
 import { KeyExistsError, SqliteStorage } from "@orch/storage";
 import { ensureKeySet } from "@orch/tokens";
 import { randomUUID } from "node:crypto";
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
 import { createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
@@ -65,7 +65,9 @@ async function ensureDefaultNamespace(storage: SqliteStorage): Promise<void> {
 }
 
 export async function startApiserver(config: ApiserverConfig): Promise<RunningApiserver> {
-  await mkdir(config.dataDir, { recursive: true });
+  // The data directory holds the database, keys and credentials: the owner's alone, whoever created it.
+  await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
+  await chmod(config.dataDir, 0o700);
   const hosts = [...new Set(["localhost", "127.0.0.1", config.bind])].filter((h) => h !== "0.0.0.0" && h !== "::");
   const pki = await ensurePki(config.dataDir, hosts);
   const controllerCredentials = await ensureControllerCredentials(config.dataDir, pki, CONTROLLER_APPS, controllerUser);

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
+import { chmodSync, closeSync, existsSync, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import {
@@ -44,6 +45,17 @@ interface QueuedWrite {
   restore: () => void;
 }
 
+/**
+ * The database holds every Secret: it and its WAL and shared-memory files are the owner's alone, whoever
+ * created them and whatever the umask. SQLite gives the WAL files the database file's mode.
+ */
+function ownerOnly(path: string): void {
+  closeSync(openSync(path, "a", 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) {
+    if (existsSync(file)) chmodSync(file, 0o600);
+  }
+}
+
 const isUniqueViolation = (e: unknown): boolean =>
   e instanceof Error && (e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE";
 
@@ -58,6 +70,7 @@ export class SqliteStorage implements Storage {
   private readonly q;
 
   constructor(options: SqliteOptions) {
+    if (options.path !== ":memory:") ownerOnly(options.path);
     this.sqlite = new Database(options.path);
     // Must precede the first table so freed pages can later be returned to the file system.
     this.sqlite.pragma("auto_vacuum = INCREMENTAL");
