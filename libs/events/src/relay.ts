@@ -3,7 +3,16 @@
 // re-publish after a crash is dropped by the stream's duplicate window, and advances the published
 // watermark after the acks.
 import type { Change, Storage } from "@orch/storage";
-import { Events, type JetStreamClient, type NatsConnection, RetentionPolicy, StorageType, connect, headers } from "nats";
+import {
+  Events,
+  type JetStreamClient,
+  type NatsConnection,
+  RetentionPolicy,
+  type StreamConfig,
+  StorageType,
+  connect,
+  headers,
+} from "nats";
 import { EVENTS_PREFIX, subjectForChange } from "./subjects.js";
 
 export const EVENTS_STREAM = "ORCH_EVENTS";
@@ -68,6 +77,14 @@ export class EventRelay {
   private epoch = "";
   /** False until connected, and between a disconnect and the reconnect: nats.js discards what is written meanwhile. */
   private connected = false;
+  /**
+   * Set when a publish failed: the stream may be gone (deleted, or lost with a JetStream that stopped and
+   * came back without it), so the next attempt makes sure it exists first. Publishing then resumes from
+   * the watermark, so the new stream gets every revision not yet acknowledged.
+   */
+  private checkStream = true;
+  private readonly streamConfig: Partial<StreamConfig>;
+  private streamReady!: () => void;
   private readonly unsubscribe: () => void;
   private readonly timer: NodeJS.Timeout;
   /** Commit times of the changes not yet published (dropped once published; bounded by the backlog). */
@@ -80,6 +97,15 @@ export class EventRelay {
     url: string,
     options: RelayOptions,
   ) {
+    this.streamConfig = {
+      name: EVENTS_STREAM,
+      subjects: [`${EVENTS_PREFIX}.>`],
+      retention: RetentionPolicy.Limits,
+      storage: StorageType.File,
+      max_msgs: options.maxMessages ?? 1_000_000,
+      max_age: (options.maxAgeMs ?? 24 * 3600 * 1000) * 1_000_000,
+      duplicate_window: 120 * 1_000_000_000,
+    };
     this.unsubscribe = storage.onCommit((change) => {
       // While NATS is away the backlog grows; past this many its changes go without a commit time.
       if (this.committedAt.size < MAX_COMMIT_TIMES) this.committedAt.set(change.revision, performance.timeOrigin + performance.now());
@@ -88,8 +114,10 @@ export class EventRelay {
     // Also retry on a timer: NATS may have been away when the last commit happened.
     this.timer = setInterval(() => this.kick(), 1000);
     this.timer.unref();
-    this.ready = this.connect(url, options);
-    this.ready.catch((e) => console.error("event relay:", e));
+    const streamReady = new Promise<void>((resolve) => (this.streamReady = resolve));
+    const connected = this.connect(url);
+    connected.catch((e) => console.error("event relay:", e));
+    this.ready = connected.then(() => streamReady);
   }
 
   /**
@@ -100,7 +128,7 @@ export class EventRelay {
     return new EventRelay(storage, url, options);
   }
 
-  private async connect(url: string, options: RelayOptions): Promise<void> {
+  private async connect(url: string): Promise<void> {
     this.epoch = await this.storage.epoch();
     const nc = await connect({
       servers: url,
@@ -114,23 +142,8 @@ export class EventRelay {
       return;
     }
     this.nc = nc;
-    const jsm = await nc.jetstreamManager();
-    const config = {
-      name: EVENTS_STREAM,
-      subjects: [`${EVENTS_PREFIX}.>`],
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      max_msgs: options.maxMessages ?? 1_000_000,
-      max_age: (options.maxAgeMs ?? 24 * 3600 * 1000) * 1_000_000,
-      duplicate_window: 120 * 1_000_000_000,
-    };
-    try {
-      await jsm.streams.info(EVENTS_STREAM);
-      await jsm.streams.update(EVENTS_STREAM, config);
-    } catch {
-      await jsm.streams.add(config);
-    }
-    this.js = nc.jetstream();
+    // The stream is made sure of by the first drain, and again after any failed one (see checkStream).
+    this.js = nc.jetstream({ timeout: PUBLISH_TIMEOUT_MS });
     this.connected = true;
     void this.followConnection(nc);
     this.kick();
@@ -151,6 +164,20 @@ export class EventRelay {
     }
   }
 
+  /** Creates the stream, or brings an existing one to the configured limits. */
+  private async ensureStream(): Promise<void> {
+    const jsm = await this.nc!.jetstreamManager({ timeout: PUBLISH_TIMEOUT_MS });
+    try {
+      await jsm.streams.info(EVENTS_STREAM);
+      await jsm.streams.update(EVENTS_STREAM, this.streamConfig);
+    } catch (e) {
+      if (!isStreamMissing(e)) throw e;
+      await jsm.streams.add(this.streamConfig);
+    }
+    this.checkStream = false;
+    this.streamReady();
+  }
+
   private kick(): void {
     if (this.stopped || !this.connected) return;
     if (this.draining) {
@@ -159,7 +186,8 @@ export class EventRelay {
     }
     this.draining = this.drain()
       .catch(() => {
-        // NATS unavailable: the backlog stays in the log and is retried by the timer.
+        // NATS or its stream unavailable: the backlog stays in the log and is retried by the timer.
+        this.checkStream = true;
       })
       .finally(() => {
         this.draining = undefined;
@@ -172,6 +200,7 @@ export class EventRelay {
 
   private async drain(): Promise<void> {
     const js = this.js!;
+    if (this.checkStream) await this.ensureStream();
     for (;;) {
       const after = await this.storage.publishedRevision();
       const batch = await this.storage.changes(after, BATCH);
@@ -209,4 +238,10 @@ export class EventRelay {
     await this.draining;
     await this.nc?.drain().catch(() => undefined);
   }
+}
+
+/** JetStream's "stream not found" (10059), as the API or nats.js words it. */
+function isStreamMissing(e: unknown): boolean {
+  const err = e as { api_error?: { err_code?: number }; message?: string };
+  return err.api_error?.err_code === 10059 || err.message === "stream not found";
 }

@@ -53,6 +53,28 @@ describe("EventRelay", () => {
     await r.stop();
   });
 
+  it("re-creates a stream deleted while it runs and publishes to it every revision not yet acknowledged", async () => {
+    const server = await nats();
+    const s = storage();
+    const r = await relay(s, server.url);
+    await churn(s, 20);
+    await published(s);
+
+    const nc = await connect({ servers: server.url });
+    onCleanup(() => nc.close());
+    const jsm = await nc.jetstreamManager();
+    const before = (await jsm.streams.info(EVENTS_STREAM)).created;
+    await jsm.streams.delete(EVENTS_STREAM);
+    await churn(s, 30, 20);
+    await published(s);
+    const info = await jsm.streams.info(EVENTS_STREAM);
+    expect(info.created).not.toBe(before);
+    // What the deleted stream had acknowledged is gone with it; everything after the watermark is here.
+    const revisions = (await readStream(server.url)).map((e) => e.envelope.revision);
+    expect(revisions).toEqual(Array.from({ length: 30 }, (_, i) => 21 + i));
+    await r.stop();
+  });
+
   it("keeps accepting writes while NATS is down and publishes the backlog once it is back", async () => {
     const server = await nats();
     const s = storage();
