@@ -13,6 +13,8 @@ export interface NatsServer {
   port: number;
   /** The JetStream store directory: kept across `stop`/`restart`, removed when the test process ends. */
   storeDir: string;
+  /** The running server's process id (e.g. to SIGSTOP it); undefined while stopped. */
+  readonly pid: number | undefined;
   /** Stops the server (SIGTERM, SIGKILL after 5 s). Idempotent; `restart` can bring it back. */
   stop(): Promise<void>;
   /** Stops it if running, then starts it again on the same port with the same store directory. */
@@ -108,6 +110,9 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
     url: `nats://127.0.0.1:${port}`,
     port,
     storeDir,
+    get pid() {
+      return child && child.exitCode === null && child.signalCode === null ? child.pid : undefined;
+    },
     stop,
     restart: async () => {
       await stop();

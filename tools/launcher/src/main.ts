@@ -1,10 +1,11 @@
 // `npm start`: NATS (unless ORCH_NATS_URL is set), the apiserver and every controller app, each its
 // own process with the environment of the contract. Ctrl-C or SIGTERM stops them all.
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { chmod, mkdir, rm } from "node:fs/promises";
 import { createServer, connect } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { watchJetStream } from "./jetstream-watchdog.js";
 import { Supervised } from "./supervisor.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -54,14 +55,20 @@ function controllerApps(): string[] {
 
 async function main(): Promise<void> {
   const dataDir = resolve(process.env.ORCH_DATA_DIR || ".orch");
-  await mkdir(dataDir, { recursive: true });
+  // What the control plane writes (database, keys, the NATS store with every event) is this user's
+  // alone: the processes started here inherit the mask, and the directory is closed to others.
+  process.umask(0o077);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await chmod(dataDir, 0o700);
   const env: NodeJS.ProcessEnv = { ...process.env, ORCH_DATA_DIR: dataDir };
   const children: Supervised[] = [];
+  const stoppers: (() => Promise<void>)[] = [];
   let stopping = false;
   const stopAll = async (code: number) => {
     if (stopping) return;
     stopping = true;
     log("[launcher] stopping");
+    for (const stop of stoppers) await stop();
     // Controllers first, then the apiserver, then NATS.
     for (const child of [...children].reverse()) await child.stop();
     process.exit(code);
@@ -74,7 +81,6 @@ async function main(): Promise<void> {
     // Room for the largest object the apiserver accepts (3 MiB) in one event; larger ones would be sent
     // as their identity only (see libs/events envelopeWithin).
     const config = join(dataDir, "nats.conf");
-    mkdirSync(dataDir, { recursive: true });
     writeFileSync(config, "max_payload: 4MB\n");
     const nats = new Supervised(
       { name: "nats", command: findNatsServer(), args: ["-c", config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", join(dataDir, "nats")],
@@ -89,6 +95,8 @@ async function main(): Promise<void> {
     env.ORCH_NATS_URL = `nats://127.0.0.1:${port}`;
     await waitFor(() => accepts(port), "nats-server");
     log(`[launcher] nats-server listening on ${env.ORCH_NATS_URL}`);
+    const watchdog = await watchJetStream(env.ORCH_NATS_URL, () => nats.restart("JetStream stopped answering"));
+    stoppers.push(() => watchdog.stop());
   }
 
   // The kubeconfig appears when the apiserver is ready; a stale one must not be mistaken for that.

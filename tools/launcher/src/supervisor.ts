@@ -1,5 +1,5 @@
-// Runs one child process: prefixes its output, restarts it with backoff when it crashes, and stops
-// it (TERM, then KILL) on request.
+// Runs one child process: prefixes its output, restarts it with backoff when it crashes or on request,
+// and stops it (TERM, then KILL) on request.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
@@ -53,6 +53,16 @@ export class Supervised {
       this.restartTimer = setTimeout(() => this.start(), this.backoffMs);
       this.backoffMs = Math.min(this.backoffMs * 2, MAX_BACKOFF_MS);
     });
+  }
+
+  /** Ends the running child (TERM, then KILL); it is started again as after a crash. */
+  restart(reason: string): void {
+    const child = this.child;
+    if (!child || this.stopping) return;
+    this.log(`[${this.spec.name}] ${reason}: restarting it`);
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+    child.once("exit", () => clearTimeout(timer));
   }
 
   get pid(): number | undefined {

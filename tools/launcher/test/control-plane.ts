@@ -20,8 +20,9 @@ export interface ControlPlane {
   stop(): Promise<number | null>;
 }
 
-export async function startControlPlane(env: NodeJS.ProcessEnv = {}): Promise<ControlPlane> {
-  const dataDir = await mkdtemp(join(tmpdir(), "orch-e2e-"));
+/** `dataDir`: a data directory to start in (the test's to prepare and remove), instead of a fresh one. */
+export async function startControlPlane(env: NodeJS.ProcessEnv = {}, options: { dataDir?: string } = {}): Promise<ControlPlane> {
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), "orch-e2e-")));
   const cacheDir = join(dataDir, "kubectl-cache");
   const port = await freePort();
   const launcher = spawn(process.execPath, [join(root, "tools", "launcher", "dist", "main.mjs")], {
@@ -59,7 +60,7 @@ export async function startControlPlane(env: NodeJS.ProcessEnv = {}): Promise<Co
       launcher.kill("SIGTERM");
       const code = await exited;
       // The data directory goes only after the check that nothing runs from it any more.
-      setTimeout(() => void rm(dataDir, { recursive: true, force: true }), 1000).unref();
+      if (!options.dataDir) setTimeout(() => void rm(dataDir, { recursive: true, force: true }), 1000).unref();
       return code;
     },
   };
