@@ -5,10 +5,11 @@
 
 import { goQuote } from "@orch/machinery";
 
+/** Key and value elements carry their serialized form (`id`), made once: it names them in every set. */
 export type PathElement =
   | { readonly field: string }
-  | { readonly key: readonly KeyField[] }
-  | { readonly value: unknown }
+  | { readonly key: readonly KeyField[]; readonly id: string }
+  | { readonly value: unknown; readonly id: string }
   | { readonly index: number };
 
 /** One key member of a list-map item; an element's keys are sorted by name. */
@@ -35,20 +36,31 @@ function goJsonString(s: string): string {
   return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** Byte order of the UTF-8 encodings, as Go's strings.Compare. */
+/**
+ * Byte order of the UTF-8 encodings, as Go's strings.Compare, without encoding: UTF-8 orders by code
+ * point, and so do UTF-16 code units except that a surrogate (a code point above U+FFFF) must come
+ * after U+E000–U+FFFF.
+ */
 export function compareStrings(a: string, b: string): number {
   if (a === b) return 0;
-  const ea = Buffer.from(a, "utf8");
-  const eb = Buffer.from(b, "utf8");
-  return Buffer.compare(ea, eb);
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca === cb) continue;
+    const sa = ca >= 0xd800 && ca <= 0xdfff;
+    const sb = cb >= 0xd800 && cb <= 0xdfff;
+    if (sa !== sb && (sa ? cb : ca) >= 0xe000) return sa ? 1 : -1;
+    return ca - cb;
+  }
+  return a.length - b.length;
 }
 
 /** The text of an element in fieldsV1 (`f:name`, `k:{"name":"web"}`, `v:"x"`, `i:0`); also its identity. */
 export function serializeElement(pe: PathElement): string {
   if ("field" in pe) return `f:${pe.field}`;
-  if ("key" in pe) return `k:{${pe.key.map(([n, v]) => `${goJsonString(n)}:${goJson(v)}`).join(",")}}`;
-  if ("value" in pe) return `v:${goJson(pe.value)}`;
-  return `i:${pe.index}`;
+  if ("index" in pe) return `i:${pe.index}`;
+  return pe.id;
 }
 
 export class PathElementError extends Error {}
@@ -62,7 +74,7 @@ export function deserializeElement(text: string): PathElement {
     case "f":
       return { field: body };
     case "v":
-      return { value: parseJson(body) };
+      return valueElement(parseJson(body));
     case "k": {
       const parsed = parseJson(body);
       if (!isObject(parsed)) throw new PathElementError(`key is not a JSON object: ${text}`);
@@ -85,9 +97,12 @@ function parseJson(text: string): unknown {
   }
 }
 
-export const keyElement = (fields: readonly KeyField[]): PathElement => ({
-  key: [...fields].sort((a, b) => compareStrings(a[0], b[0])),
-});
+export function keyElement(fields: readonly KeyField[]): PathElement {
+  const key = [...fields].sort((a, b) => compareStrings(a[0], b[0]));
+  return { key, id: `k:{${key.map(([n, v]) => `${goJsonString(n)}:${goJson(v)}`).join(",")}}` };
+}
+
+export const valueElement = (value: unknown): PathElement => ({ value, id: `v:${goJson(value)}` });
 
 /** PathElement.Compare: fields, then keys, then values, then indexes. */
 export function compareElements(a: PathElement, b: PathElement): number {

@@ -1,5 +1,7 @@
 // A set of field paths (structured-merge-diff fieldpath.Set): at each level, the elements that are
 // members and the children with their own sets, never an empty one. fieldsV1 is its JSON form.
+// A set is built by insert() or read() and never changed afterwards, so the set operations share the
+// subtrees they leave alone instead of copying them.
 import {
   type Path,
   type PathElement,
@@ -81,9 +83,9 @@ export class FieldSet {
     for (const [id, pe] of other.members) out.members.set(id, pe);
     for (const [id, c] of this.children) {
       const o = other.children.get(id);
-      out.children.set(id, { pe: c.pe, set: o ? c.set.union(o.set) : c.set.clone() });
+      out.children.set(id, o ? { pe: c.pe, set: c.set.union(o.set) } : c);
     }
-    for (const [id, c] of other.children) if (!out.children.has(id)) out.children.set(id, { pe: c.pe, set: c.set.clone() });
+    for (const [id, c] of other.children) if (!out.children.has(id)) out.children.set(id, c);
     return out.pruned();
   }
 
@@ -102,7 +104,7 @@ export class FieldSet {
     for (const [id, pe] of this.members) if (!other.members.has(id)) out.members.set(id, pe);
     for (const [id, c] of this.children) {
       const o = other.children.get(id);
-      out.children.set(id, { pe: c.pe, set: o ? c.set.difference(o.set) : c.set.clone() });
+      out.children.set(id, o ? { pe: c.pe, set: c.set.difference(o.set) } : c);
     }
     return out.pruned();
   }
@@ -111,12 +113,8 @@ export class FieldSet {
   select(keep: (pe: PathElement) => boolean): FieldSet {
     const out = new FieldSet();
     for (const [id, pe] of this.members) if (keep(pe)) out.members.set(id, pe);
-    for (const [id, c] of this.children) if (keep(c.pe)) out.children.set(id, { pe: c.pe, set: c.set.clone() });
+    for (const [id, c] of this.children) if (keep(c.pe)) out.children.set(id, c);
     return out.pruned();
-  }
-
-  clone(): FieldSet {
-    return this.union(EMPTY);
   }
 
   /** Every member path, in fieldsV1 order. */

@@ -3,7 +3,7 @@
 // configuration into a live object (merge.go) and the removal of owned fields (remove.go).
 // Atomic lists and maps, scalars and untyped values are leaves: owned, compared and replaced whole.
 import type { ListShape, Shape } from "@orch/machinery";
-import { type Path, type PathElement, type KeyField, fieldElement, keyElement, pathText, serializeElement } from "./path.js";
+import { type Path, type PathElement, type KeyField, fieldElement, keyElement, pathText, serializeElement, valueElement } from "./path.js";
 import { FieldSet, elementShape } from "./set.js";
 
 type Json = unknown;
@@ -59,7 +59,7 @@ export function itemElement(list: ListShape, item: Json, index: number, path: Pa
     if (isObject(item) || Array.isArray(item)) {
       throw new ShapeError(path, `element ${index}: associative list without keys has an element that's a map or list type`);
     }
-    return { value: item };
+    return valueElement(item);
   }
   return { index };
 }
