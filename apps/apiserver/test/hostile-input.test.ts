@@ -174,17 +174,28 @@ describe("patches", () => {
         template: { metadata: { labels: { a: "b" } }, spec: { containers: [{ name: "c", image: "x", env: env("A", n) }] } },
       },
     });
-    expect((await api.post(DEPLOYMENTS, deployment("long", 10_000))).status).toBe(201);
-    const strategic = await api.patch(`${DEPLOYMENTS}/long`, { spec: { template: { spec: { containers: [{ name: "c", env: env("B", 10_000) }] } } } }, "application/strategic-merge-patch+json");
+    // As long as the object, with its managedFields, stays within the 1.5 MiB one object may take.
+    expect((await api.post(DEPLOYMENTS, deployment("long", 4_000))).status).toBe(201);
+    const strategic = await api.patch(`${DEPLOYMENTS}/long`, { spec: { template: { spec: { containers: [{ name: "c", env: env("B", 4_000) }] } } } }, "application/strategic-merge-patch+json");
     expect(strategic.status).toBe(200);
-    expect(strategic.body.spec.template.spec.containers[0].env).toHaveLength(20_000);
+    expect(strategic.body.spec.template.spec.containers[0].env).toHaveLength(8_000);
     const applied = await api.request("PATCH", `${DEPLOYMENTS}/long?fieldManager=long`, {
-      raw: JSON.stringify({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "long" }, spec: { template: { spec: { containers: [{ name: "c", env: env("C", 10_000) }] } } } }),
+      raw: JSON.stringify({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "long" }, spec: { template: { spec: { containers: [{ name: "c", env: env("C", 4_000) }] } } } }),
       contentType: "application/apply-patch+yaml",
     });
-    expect(applied.status).toBe(200);
-    expect(applied.body.spec.template.spec.containers[0].env).toHaveLength(30_000);
+    expect(applied.status, applied.text.slice(0, 300)).toBe(200);
+    expect(applied.body.spec.template.spec.containers[0].env).toHaveLength(12_000);
     await expectResponsive();
+  });
+
+  it("refuses to grow an object past the 1.5 MiB one object may take, however it is patched", async () => {
+    const t = await defineOpenKind(api);
+    const half = "x".repeat(900 * 1024);
+    expect((await api.request("POST", t.path, { raw: thing(t, "grow", `{"a":"${half}"}`) })).status).toBe(201);
+    const merged = await refused(() => api.patch(`${t.path}/grow`, { spec: { b: half } }), 413);
+    expect(merged.body.message).toMatch(/^Request entity too large: the object is \d+ bytes, limit is 1572864$/);
+    await refused(() => api.patch(`${t.path}/grow`, [{ op: "copy", from: "/spec/a", path: "/spec/c" }], "application/json-patch+json"), 413);
+    expect((await api.get(`${t.path}/grow`)).body.spec.b).toBeUndefined();
   });
 
   it("a YAML alias bomb, or many aliases, as an apply patch is a 400 or applied, never a stall", async () => {

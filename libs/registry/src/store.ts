@@ -20,6 +20,8 @@ import {
   CompactedError,
   KeyExistsError,
   KeyNotFoundError,
+  MAX_OBJECT_BYTES,
+  ObjectTooLargeError,
   type ObjectKey,
   RevisionConflictError,
   type Storage,
@@ -109,6 +111,9 @@ const NAMESPACES: ObjectKey = { resource: "core/namespaces", namespace: "", name
 const MAX_NAME_GENERATION_ATTEMPTS = 8;
 /** How often a conflicting write is retried when the caller did not ask for a precondition. */
 const MAX_RETRIES = 8;
+
+/** Over the storage's object limit: a 413 (etcd-backed Kubernetes answers a 500 "request is too large"). */
+const objectTooLarge = (e: ObjectTooLargeError) => errors.tooLarge(`the object is ${e.bytes} bytes, limit is ${MAX_OBJECT_BYTES}`);
 
 const parse = (s: StoredObject): ObjectHeader => JSON.parse(s.value) as ObjectHeader;
 const clone = <T>(x: T): T => structuredClone(x);
@@ -537,6 +542,7 @@ export class ResourceStore {
         await this.deps.storage.create(key, this.persisted(obj));
         return { object: obj, code: 201 };
       } catch (e) {
+        if (e instanceof ObjectTooLargeError) throw objectTooLarge(e);
         if (!(e instanceof KeyExistsError)) throw e;
         if (!generated) throw await this.alreadyExists(key);
         if (attempt >= MAX_NAME_GENERATION_ATTEMPTS) {
@@ -633,6 +639,7 @@ export class ResourceStore {
           if (precondition || attempt >= MAX_RETRIES) throw errors.modified(this.gr, name);
           continue;
         }
+        if (e instanceof ObjectTooLargeError) throw objectTooLarge(e);
         throw e;
       }
     }

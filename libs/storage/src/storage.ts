@@ -78,6 +78,23 @@ export class RevisionConflictError extends Error {
     super(`revision conflict on ${keyText(key)}: expected ${expected}`);
   }
 }
+/**
+ * The most one stored object may take, as JSON: etcd's default request limit (--max-request-bytes,
+ * 1.5 MiB), which bounds every object of a Kubernetes cluster. It bounds what every later read, patch
+ * and watch event of the object costs.
+ */
+export const MAX_OBJECT_BYTES = 1536 * 1024;
+
+/** The object is larger than MAX_OBJECT_BYTES: nothing was written. */
+export class ObjectTooLargeError extends Error {
+  constructor(
+    readonly key: ObjectKey,
+    readonly bytes: number,
+  ) {
+    super(`object ${keyText(key)} is ${bytes} bytes, more than ${MAX_OBJECT_BYTES}`);
+  }
+}
+
 /** The revision asked for has been compacted away. */
 export class CompactedError extends Error {
   constructor(
@@ -109,9 +126,9 @@ export interface Storage {
   compactedRevision(): Promise<number>;
   get(key: ObjectKey): Promise<StoredObject | undefined>;
   list(query: ListQuery): Promise<ListResult>;
-  /** Commits a new object; KeyExistsError when the key is taken. */
+  /** Commits a new object; KeyExistsError when the key is taken, ObjectTooLargeError over MAX_OBJECT_BYTES. */
   create(key: ObjectKey, object: KubeObject): Promise<Change>;
-  /** Commits a new state only if the stored revision is `expectedRevision`. */
+  /** Commits a new state only if the stored revision is `expectedRevision`; ObjectTooLargeError as create. */
   update(key: ObjectKey, object: KubeObject, expectedRevision: number): Promise<Change>;
   /** Removes the object only if the stored revision is `expectedRevision`; `last` is its final state. */
   delete(key: ObjectKey, last: KubeObject, expectedRevision: number): Promise<Change>;

@@ -8,6 +8,8 @@ import {
   KeyNotFoundError,
   type KubeObject,
   type ListQuery,
+  MAX_OBJECT_BYTES,
+  ObjectTooLargeError,
   type ObjectKey,
   RevisionConflictError,
   type Storage,
@@ -197,6 +199,23 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
           RevisionConflictError,
         );
         expect((await s.get(pod("default", "a")))!.value).toBe(updated.value);
+      });
+
+      it("refuses an object over MAX_OBJECT_BYTES with ObjectTooLargeError, writing nothing and spending no revision", async () => {
+        const s = await open();
+        const created = await s.create(pod("default", "a"), object("a", { v: "x" }));
+        const big = (name: string) => object(name, { v: "é".repeat(MAX_OBJECT_BYTES / 2) });
+        const error = await s.create(pod("default", "b"), big("b")).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ObjectTooLargeError);
+        expect((error as ObjectTooLargeError).bytes).toBeGreaterThan(MAX_OBJECT_BYTES);
+        await expect(s.update(pod("default", "a"), big("a"), created.revision)).rejects.toBeInstanceOf(ObjectTooLargeError);
+        expect(await s.get(pod("default", "b"))).toBeUndefined();
+        expect((await s.get(pod("default", "a")))!.value).toBe(created.value);
+        expect(await s.currentRevision()).toBe(created.revision);
+        // Just under the limit is fine.
+        const fits = object("c", { v: "" });
+        fits.v = "x".repeat(MAX_OBJECT_BYTES - JSON.stringify({ ...fits, metadata: { ...fits.metadata, resourceVersion: "2" } }).length);
+        expect((await s.create(pod("default", "c"), fits)).revision).toBe(created.revision + 1);
       });
 
       it("throws KeyNotFoundError for updates and deletes of a missing key", async () => {

@@ -14,6 +14,8 @@ import {
   KeyExistsError,
   KeyNotFoundError,
   type KubeObject,
+  MAX_OBJECT_BYTES,
+  ObjectTooLargeError,
   type ListQuery,
   type ListResult,
   type ObjectKey,
@@ -209,6 +211,11 @@ export class SqliteStorage implements Storage {
         const revision = this.q.nextRevision.get()!.value;
         object.metadata.resourceVersion = String(revision);
         const value = JSON.stringify(object);
+        // A deletion stores the last state, which was within the limit when it was written.
+        if (type !== "DELETED" && value.length > MAX_OBJECT_BYTES / 3) {
+          const bytes = Buffer.byteLength(value);
+          if (bytes > MAX_OBJECT_BYTES) throw new ObjectTooLargeError(key, bytes);
+        }
         const { prevRevision, prevValue } = write(revision, value);
         this.q.insertChange.run({
           ...key,
