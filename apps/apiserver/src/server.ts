@@ -1,7 +1,7 @@
 // Assembles the apiserver: data directory, PKI, storage, kinds, HTTPS, event relay, compaction.
 import { createAdaptorServer } from "@hono/node-server";
 import type { ObjectHeader } from "@orch/api";
-import { EventRelay } from "@orch/events";
+import { EventRelay } from "@orch/event-relay";
 import {
   KindRegistry,
   NamespacePhases,

@@ -1,2 +1,2 @@
 export * from "./subjects.js";
-export * from "./relay.js";
+export * from "./stream.js";

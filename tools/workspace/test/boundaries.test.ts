@@ -31,12 +31,13 @@ const packages: Pkg[] = (["apps", "libs", "tools"] as const).flatMap((area) =>
         name: string;
         dependencies?: Record<string, string>;
       };
+      const dependencies = Object.keys(json.dependencies ?? {});
       const imported = new Set<string>();
       const src = join(dir, "src");
       for (const file of statSafe(src) ? sources(src) : []) {
         for (const m of readFileSync(file, "utf8").matchAll(/from "(@orch\/[a-z-]+)/g)) imported.add(m[1]!);
       }
-      return { name: json.name, dir, area, declared: new Set(Object.keys(json.dependencies ?? {})), imported };
+      return { name: json.name, dir, area, declared: new Set(dependencies), imported };
     }),
 );
 
@@ -63,6 +64,19 @@ describe("workspace boundaries", () => {
         if (dep !== p.name) expect(p.declared.has(dep), `${p.name} imports ${dep} without declaring it`).toBe(true);
       }
     }
+  });
+
+  it("keeps the client SDK off the server: nothing it depends on reaches the storage engine", () => {
+    const closure = new Set<string>();
+    const walk = (name: string) => {
+      for (const dep of byName.get(name)?.declared ?? []) {
+        if (closure.has(dep)) continue;
+        closure.add(dep);
+        walk(dep);
+      }
+    };
+    walk("@orch/client");
+    expect([...closure].filter((d) => ["@orch/storage", "better-sqlite3", "drizzle-orm"].includes(d))).toEqual([]);
   });
 
   it("has no import cycles between packages", () => {

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "nats";
 import { afterEach, expect } from "vitest";
-import { COMMITTED_AT_HEADER, EVENTS_STREAM, type EventEnvelope, REVISION_HEADER, subjectForChange } from "../src/index.js";
+import { COMMITTED_AT_HEADER, EVENTS_STREAM, type EventEnvelope, REVISION_HEADER, subjectForChange } from "@orch/events";
 
 /** Resources cleaned up after each test, newest first. */
 const cleanups: Array<() => Promise<void> | void> = [];

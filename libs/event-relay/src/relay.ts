@@ -13,27 +13,7 @@ import {
   connect,
   headers,
 } from "nats";
-import { EVENTS_PREFIX, subjectForChange } from "./subjects.js";
-
-export const EVENTS_STREAM = "ORCH_EVENTS";
-export const REVISION_HEADER = "Orch-Revision";
-/**
- * When the change was committed (Unix milliseconds, fractional), for changes this process committed and
- * published while running: subscribers measure commit-to-delivery latency with it. A backlog published
- * after a restart has no such header.
- */
-export const COMMITTED_AT_HEADER = "Orch-Committed-At";
-
-export interface EventEnvelope {
-  type: "ADDED" | "MODIFIED" | "DELETED";
-  revision: number;
-  object: unknown;
-  /**
-   * The object was larger than the NATS server's max_payload: `object` carries only its type and
-   * identifying metadata, and a consumer reads the object from the API (Informer does).
-   */
-  truncated?: true;
-}
+import { COMMITTED_AT_HEADER, EVENTS_PREFIX, EVENTS_STREAM, REVISION_HEADER, subjectForChange } from "@orch/events";
 
 export interface RelayOptions {
   /** Messages kept in the stream (oldest dropped first). */

@@ -7,7 +7,7 @@ import { type ApiserverProcess, type NatsServer, startApiserverProcess } from "@
 import { join } from "node:path";
 import { connect } from "nats";
 import { describe, expect, it } from "vitest";
-import { EVENTS_STREAM } from "../src/index.js";
+import { EVENTS_STREAM } from "@orch/events";
 import { expectStreamMatchesLog, nats, onCleanup, waitFor } from "./helpers.js";
 
 const serviceaccounts: ResourceRef = { group: "", version: "v1", plural: "serviceaccounts", namespaced: true };
