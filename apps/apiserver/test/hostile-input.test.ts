@@ -240,6 +240,18 @@ describe("bodies, paths and parameters", () => {
     expect(r.body.message).toContain('invalid resource version: resourceVersion: Invalid value: "abc"');
   });
 
+  it("answers a quantity with an exponent of two billion (which Kubernetes parses) without a server error", async () => {
+    const pod = {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "huge-quantity" },
+      spec: { containers: [{ name: "c", image: "x", resources: { limits: { cpu: "1e2147483647", "example.com/dev": "1e2147483647" } } }] },
+    };
+    const r = await api.post("/api/v1/namespaces/default/pods", pod);
+    expect(r.status, r.text.slice(0, 300)).toBeLessThan(500);
+    await expectResponsive();
+  });
+
   it("refuses Secrets over 1 MiB of data as Kubernetes does, and takes one of exactly 1 MiB", async () => {
     const secret = (name: string, bytes: number) => ({
       apiVersion: "v1",

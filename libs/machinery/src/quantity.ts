@@ -192,10 +192,17 @@ export function compareQuantities(a: Quantity, b: Quantity): -1 | 0 | 1 {
   return (sa < 0 ? -cmp : cmp) as -1 | 0 | 1;
 }
 
-/** Quantity.ScaledValue: the value divided by 10^scale, rounded away from zero. */
+/**
+ * Quantity.ScaledValue: the value divided by 10^scale, rounded away from zero. Like Go's, it is an
+ * int64: beyond that range it saturates, instead of building a number of billions of digits for
+ * `1e2147483647` (which Kubernetes parses).
+ */
 export function quantityScaledValue(q: Quantity, scale: number): bigint {
   const e = q.exponent - scale;
-  return e >= 0 ? q.mantissa * pow10(e) : divAwayFromZero(q.mantissa, pow10(-e));
+  if (e < 0) return divAwayFromZero(q.mantissa, pow10(-e));
+  if (digitCount(q.mantissa) + e > 19) return q.mantissa === 0n ? 0n : q.mantissa < 0n ? INT64_MIN : INT64_MAX;
+  const value = q.mantissa * pow10(e);
+  return value > INT64_MAX ? INT64_MAX : value < INT64_MIN ? INT64_MIN : value;
 }
 
 /** Quantity.Value (whole units, rounded away from zero). */
