@@ -111,14 +111,12 @@ function literalRegexpProblem(node: AstNode): { offset: number; message: string 
   return undefined;
 }
 
-const utf8Length = (s: string) => Buffer.byteLength(s, "utf8");
-
 /**
  * Compiles a selector against the `device` variable: at most 10 Ki, well-formed, type-checked (an
  * unknown field of `device` is a compile error) and boolean (or dyn, checked when evaluated).
  */
 export function compileDeviceSelector(expression: string): CompileResult {
-  if (utf8Length(expression) > CEL_SELECTOR_EXPRESSION_MAX_LENGTH) {
+  if (Buffer.byteLength(expression) > CEL_SELECTOR_EXPRESSION_MAX_LENGTH) {
     return { ok: false, reason: "TooLong", message: `may not be more than ${CEL_SELECTOR_EXPRESSION_MAX_LENGTH} bytes` };
   }
   let parsed: ReturnType<typeof draEnvironment.parse>;

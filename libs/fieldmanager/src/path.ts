@@ -3,7 +3,9 @@
 // value (`v:`), a list item by position (`i:`). Their order and text forms match Go's byte for byte,
 // because fieldsV1 is compared and stored as Kubernetes writes it.
 
-import { goQuote } from "@orch/machinery";
+import { compareUtf8 as compareStrings, goQuote } from "@orch/machinery";
+
+export { compareStrings };
 
 /** Key and value elements carry their serialized form (`id`), made once: it names them in every set. */
 export type PathElement =
@@ -34,26 +36,6 @@ export function goJson(value: unknown): string {
 
 function goJsonString(s: string): string {
   return JSON.stringify(s).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}
-
-/**
- * Byte order of the UTF-8 encodings, as Go's strings.Compare, without encoding: UTF-8 orders by code
- * point, and so do UTF-16 code units except that a surrogate (a code point above U+FFFF) must come
- * after U+E000–U+FFFF.
- */
-export function compareStrings(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const ca = a.charCodeAt(i);
-    const cb = b.charCodeAt(i);
-    if (ca === cb) continue;
-    const sa = ca >= 0xd800 && ca <= 0xdfff;
-    const sb = cb >= 0xd800 && cb <= 0xdfff;
-    if (sa !== sb && (sa ? cb : ca) >= 0xe000) return sa ? 1 : -1;
-    return ca - cb;
-  }
-  return a.length - b.length;
 }
 
 /** The text of an element in fieldsV1 (`f:name`, `k:{"name":"web"}`, `v:"x"`, `i:0`); also its identity. */

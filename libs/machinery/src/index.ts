@@ -13,5 +13,6 @@ export * from "./quantity.js";
 export * from "./label-selector-validation.js";
 export { SelectorError } from "./selector-error.js";
 export { goAggregate, goQuote } from "./go-format.js";
+export { compareUtf8 } from "./utf8.js";
 export * from "./shape.js";
 export { applyStrategicMergePatch, parseStrategicMergePatch } from "./strategic-merge.js";

@@ -5,7 +5,6 @@
 // util/validation says "must be no more than N characters" (DNS names, namespaces), while the newer
 // content package says "must be no more than N bytes" (label keys, label values, a label key's prefix).
 // Both count bytes. We reproduce whichever copy Kubernetes calls at each site.
-import { utf8Length } from "./utf8.js";
 
 type LengthUnit = "bytes" | "characters";
 
@@ -44,7 +43,7 @@ const dns1035LabelRegexp = new RegExp(`^${dns1035LabelFmt}$`);
 /** IsDNS1123Label: e.g. namespace names. */
 export function isDNS1123Label(value: string): string[] {
   const errs: string[] = [];
-  if (utf8Length(value) > dns1123LabelMaxLength) errs.push(maxLenError(dns1123LabelMaxLength, "characters"));
+  if (Buffer.byteLength(value) > dns1123LabelMaxLength) errs.push(maxLenError(dns1123LabelMaxLength, "characters"));
   if (!dns1123LabelRegexp.test(value)) {
     // A valid subdomain that is not a valid label can only be failing on its dots.
     if (dns1123SubdomainRegexp.test(value)) errs.push("must not contain dots");
@@ -55,7 +54,7 @@ export function isDNS1123Label(value: string): string[] {
 
 function dns1123SubdomainErrors(value: string, unit: LengthUnit): string[] {
   const errs: string[] = [];
-  if (utf8Length(value) > dns1123SubdomainMaxLength) errs.push(maxLenError(dns1123SubdomainMaxLength, unit));
+  if (Buffer.byteLength(value) > dns1123SubdomainMaxLength) errs.push(maxLenError(dns1123SubdomainMaxLength, unit));
   if (!dns1123SubdomainRegexp.test(value)) {
     errs.push(regexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, "example.com"));
   }
@@ -68,7 +67,7 @@ export const isDNS1123Subdomain = (value: string): string[] => dns1123SubdomainE
 /** IsDNS1035Label: e.g. service names. */
 export function isDNS1035Label(value: string): string[] {
   const errs: string[] = [];
-  if (utf8Length(value) > dns1035LabelMaxLength) errs.push(maxLenError(dns1035LabelMaxLength, "characters"));
+  if (Buffer.byteLength(value) > dns1035LabelMaxLength) errs.push(maxLenError(dns1035LabelMaxLength, "characters"));
   if (!dns1035LabelRegexp.test(value)) {
     errs.push(regexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"));
   }
@@ -104,7 +103,7 @@ export function isQualifiedName(value: string): string[] {
     return errs;
   }
   if (name.length === 0) errs.push(`name part ${emptyError()}`);
-  else if (utf8Length(name) > labelKeyMaxLength) errs.push(`name part ${maxLenError(labelKeyMaxLength, "bytes")}`);
+  else if (Buffer.byteLength(name) > labelKeyMaxLength) errs.push(`name part ${maxLenError(labelKeyMaxLength, "bytes")}`);
   if (!labelKeyRegexp.test(name)) {
     errs.push(`name part ${regexError(labelKeyErrMsg, labelKeyFmt, "MyName", "my.name", "123-abc")}`);
   }
@@ -120,7 +119,7 @@ const labelValueRegexp = new RegExp(`^${labelValueFmt}$`);
 /** IsValidLabelValue (content.IsLabelValue): empty, or at most 63 bytes of `[-A-Za-z0-9_.]`. */
 export function isValidLabelValue(value: string): string[] {
   const errs: string[] = [];
-  if (utf8Length(value) > labelValueMaxLength) errs.push(maxLenError(labelValueMaxLength, "bytes"));
+  if (Buffer.byteLength(value) > labelValueMaxLength) errs.push(maxLenError(labelValueMaxLength, "bytes"));
   if (!labelValueRegexp.test(value)) {
     errs.push(regexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"));
   }

@@ -11,7 +11,7 @@ import {
   nameIsDNSSubdomain,
   validateNamespaceName,
 } from "./names.js";
-import { compareUtf8, utf8Length } from "./utf8.js";
+import { compareUtf8 } from "./utf8.js";
 
 export interface OwnerReferenceLike {
   apiVersion?: string;
@@ -86,7 +86,7 @@ export function validateAnnotations(annotations: ObjectMetaLike["annotations"], 
   let size = 0;
   for (const [k, v] of entries(annotations)) {
     for (const msg of isQualifiedName(k.toLowerCase())) errs.push(fieldError.invalid(path, k, msg));
-    size += utf8Length(k) + utf8Length(v);
+    size += Buffer.byteLength(k) + Buffer.byteLength(v);
   }
   if (size > totalAnnotationSizeLimitBytes) errs.push(fieldError.tooLong(path, "", totalAnnotationSizeLimitBytes));
   return errs;
@@ -214,7 +214,7 @@ export function validateManagedFields(list: ObjectMetaLike["managedFields"], pat
       errs.push(fieldError.invalid(at.child("fieldsType"), entry.fieldsType, "must be `FieldsV1`"));
     }
     const manager = entry.manager ?? "";
-    if (utf8Length(manager) > fieldManagerMaxLength) {
+    if (Buffer.byteLength(manager) > fieldManagerMaxLength) {
       errs.push(fieldError.tooLong(at.child("manager"), "", fieldManagerMaxLength));
     }
     // Positions are byte offsets, as Go ranges over a string.
@@ -225,9 +225,9 @@ export function validateManagedFields(list: ObjectMetaLike["managedFields"], pat
         const detail = `invalid character ${goRuneU(cp)} (at position ${offset})`;
         errs.push(fieldError.invalid(at.child("manager"), manager, detail));
       }
-      offset += utf8Length(ch);
+      offset += Buffer.byteLength(ch);
     }
-    if (utf8Length(entry.subresource ?? "") > maxSubresourceNameLength) {
+    if (Buffer.byteLength(entry.subresource ?? "") > maxSubresourceNameLength) {
       errs.push(fieldError.tooLong(at.child("subresource"), "", maxSubresourceNameLength));
     }
   });

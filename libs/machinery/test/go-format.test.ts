@@ -1,7 +1,8 @@
 // Expected strings are Go's own output (strconv.Quote, json.Marshal).
 import { describe, expect, it } from "vitest";
 import { goAggregate, goBadValue, goJSON, goQuote } from "../src/go-format.js";
-import { compareUtf8, truncateUtf8, utf8Length } from "../src/utf8.js";
+import fc from "fast-check";
+import { compareUtf8, truncateUtf8 } from "../src/utf8.js";
 
 describe("goQuote", () => {
   it.each<[string, string]>([
@@ -45,16 +46,18 @@ describe("goAggregate", () => {
 });
 
 describe("utf8", () => {
-  it("counts UTF-8 bytes", () => {
-    expect(utf8Length("abc")).toBe(3);
-    expect(utf8Length("é")).toBe(2);
-    expect(utf8Length("€")).toBe(3);
-    expect(utf8Length("😀")).toBe(4);
-    expect(utf8Length("\ud800")).toBe(3);
+  it("counts a lone surrogate as Go does, as U+FFFD's three bytes (Buffer.byteLength, used for Go's limits)", () => {
+    expect(Buffer.byteLength("\ud800")).toBe(3);
   });
   it("orders like Go's byte comparison, not UTF-16", () => {
     const sorted = ["😀", "\ufb01", "z", "é", "a", "ab"].sort(compareUtf8);
     expect(sorted).toEqual(["a", "ab", "z", "é", "\ufb01", "😀"]);
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 8 }), fc.string({ unit: "grapheme", maxLength: 8 }), (a, b) => {
+        expect(Math.sign(compareUtf8(a, b))).toBe(Math.sign(Buffer.compare(Buffer.from(a), Buffer.from(b))));
+      }),
+      { numRuns: 2000 },
+    );
   });
   it("truncates on character boundaries", () => {
     expect(truncateUtf8("aé", 2)).toBe("a");
