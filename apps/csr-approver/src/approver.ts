@@ -6,7 +6,8 @@ import type { ApiClient, Informer } from "@orch/client";
 import { type Reconciler, TerminalError, writeStatus } from "@orch/controller";
 import type { ParsedCertificateRequest } from "@orch/pki";
 import { requesterMay } from "./access-review.js";
-import { type Csr, csrResource, parseRequest } from "./csr.js";
+import { csrResource } from "@orch/api";
+import { type Csr, parseRequest } from "./csr.js";
 import { awaitsApproval, recognize } from "./recognize.js";
 
 export interface ApproverOptions {

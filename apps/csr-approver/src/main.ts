@@ -2,7 +2,8 @@
 // them, as a SubjectAccessReview decides (Kubernetes' csrapproving controller).
 import { runControllerApp } from "@orch/controller";
 import { csrApprover } from "./approver.js";
-import { type Csr, csrResource } from "./csr.js";
+import { csrResource } from "@orch/api";
+import type { Csr } from "./csr.js";
 
 await runControllerApp({
   name: "csr-approver",

@@ -2,9 +2,9 @@
 // a node agent's client certificate request, either for itself (the requester is the node named in
 // the certificate) or on a node's behalf. Each comes with the permission the requester must hold —
 // `create` on a virtual subresource of certificatesigningrequests — and the message of the approval.
-import type { NamingProfile } from "@orch/api";
 import { type ParsedCertificateRequest, nodeClientRequestRefusal } from "@orch/pki";
-import { type Csr, hasTrueCondition } from "./csr.js";
+import { type NamingProfile, csrConditionTrue } from "@orch/api";
+import type { Csr } from "./csr.js";
 
 export interface Recognition {
   /** `selfnodeclient` or `nodeclient`: the subresource the SubjectAccessReview asks about. */
@@ -18,7 +18,7 @@ const nodeAgent = (profile: NamingProfile) => (profile.name === "orch" ? "orchle
 
 /** No decision yet and nothing issued (Kubernetes' approver skips issued, approved and denied requests). */
 export function awaitsApproval(csr: Csr): boolean {
-  return !csr.status?.certificate && !["Approved", "Denied", "Failed"].some((type) => hasTrueCondition(csr, type));
+  return !csr.status?.certificate && !["Approved", "Denied", "Failed"].some((type) => csrConditionTrue(csr, type));
 }
 
 /** isNodeClientCert: the node agent client signer, and a request that signer accepts as it is. */

@@ -1,6 +1,5 @@
 // @orch/csr-signer: the app is `main.ts`; these are its decisions, for tests and readers.
 export { CaFiles } from "./ca-files.js";
 export { DEFAULT_MAX_LIFETIME_SECONDS, type SignerConfig, signerConfig } from "./config.js";
-export { type Csr, csrResource, hasTrueCondition, requestDer } from "./csr.js";
 export { awaitsSigning, isWellKnownSigner, signerRefusal } from "./rules.js";
 export { type SignerOptions, csrSigner } from "./signer.js";

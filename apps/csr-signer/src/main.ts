@@ -3,7 +3,7 @@
 import { runControllerApp } from "@orch/controller";
 import { CaFiles } from "./ca-files.js";
 import { signerConfig } from "./config.js";
-import { type Csr, csrResource } from "./csr.js";
+import { type CertificateSigningRequest as Csr, csrResource } from "@orch/api";
 import { csrSigner } from "./signer.js";
 
 await runControllerApp({

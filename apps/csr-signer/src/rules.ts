@@ -1,8 +1,7 @@
 // Which requests the signer handles and what each well-known signer refuses (Kubernetes'
 // pkg/controller/certificates/signer/signer.go: handle and getCSRVerificationFuncForSignerName).
-import type { NamingProfile } from "@orch/api";
 import { type ParsedCertificateRequest, wellKnownSignerRefusal } from "@orch/pki";
-import { type Csr, hasTrueCondition } from "./csr.js";
+import { type CertificateSigningRequest as Csr, type NamingProfile, csrConditionTrue } from "@orch/api";
 
 /** The signers this controller issues for; requests to any other (custom) signer are left alone. */
 export function isWellKnownSigner(profile: NamingProfile, signerName: string): boolean {
@@ -14,9 +13,9 @@ export function isWellKnownSigner(profile: NamingProfile, signerName: string): b
 export function awaitsSigning(profile: NamingProfile, csr: Csr): boolean {
   return (
     isWellKnownSigner(profile, csr.spec.signerName) &&
-    hasTrueCondition(csr, "Approved") &&
-    !hasTrueCondition(csr, "Denied") &&
-    !hasTrueCondition(csr, "Failed") &&
+    csrConditionTrue(csr, "Approved") &&
+    !csrConditionTrue(csr, "Denied") &&
+    !csrConditionTrue(csr, "Failed") &&
     !csr.status?.certificate
   );
 }

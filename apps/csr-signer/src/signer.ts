@@ -3,13 +3,12 @@
 // written through `/status` with optimistic concurrency; the mutation re-checks the fresh object, so
 // a request is never given a second certificate or failed after it was issued (Kubernetes' signer
 // relies on the same guard: the apiserver refuses to replace a certificate).
-import type { NamingProfile } from "@orch/api";
 import type { ApiClient, Informer } from "@orch/client";
 import { type Reconciler, TerminalError, writeStatus } from "@orch/controller";
 import { rfc3339 } from "@orch/machinery";
-import { type ParsedCertificateRequest, certificateLifetimeSeconds, parseCertificateRequest, signCertificateRequest } from "@orch/pki";
+import { type ParsedCertificateRequest, certificateLifetimeSeconds, csrRequestDer, parseCertificateRequest, signCertificateRequest } from "@orch/pki";
 import type { CaFiles } from "./ca-files.js";
-import { type Csr, csrResource, requestDer } from "./csr.js";
+import { type CertificateSigningRequest as Csr, type NamingProfile, csrResource } from "@orch/api";
 import { awaitsSigning, signerRefusal } from "./rules.js";
 
 export interface SignerOptions {
@@ -63,7 +62,7 @@ export function csrSigner(options: SignerOptions): Reconciler["reconcile"] {
 
 function readRequest(csr: Csr, key: string): { der: Uint8Array; request: ParsedCertificateRequest } {
   try {
-    const der = requestDer(csr);
+    const der = csrRequestDer(Buffer.from(csr.spec.request, "base64"));
     return { der, request: parseCertificateRequest(der) };
   } catch (e) {
     // The spec never changes, so retrying cannot help (the apiserver checks the request at create anyway).

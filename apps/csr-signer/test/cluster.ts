@@ -1,7 +1,7 @@
 // Process-test harness for the certificate controllers: a real nats-server, a real apiserver process,
 // and the apps as real processes (`node apps/<app>/dist/main.mjs`, built by `npm run build`), plus
 // the few steps a user of certificate requests takes.
-import { type NamingProfile, namingProfile } from "@orch/api";
+import { type CertificateSigningRequest as Csr, type NamingProfile, namingProfile } from "@orch/api";
 import { ApiClient, type KubeObject, type ResourceRef } from "@orch/client";
 import { type CreateCertificateRequestOptions, createCertificateRequest } from "@orch/pki";
 import { type ApiserverProcess, type NatsServer, startApiserverProcess, startNatsServer } from "@orch/testing";
@@ -10,7 +10,6 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll } from "vitest";
-import type { Csr } from "../src/index.js";
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 

@@ -1,7 +1,7 @@
-import { namingProfile } from "@orch/api";
+import { type CertificateSigningRequest as Csr, namingProfile } from "@orch/api";
 import { createCertificateRequest, parseCertificateRequest } from "@orch/pki";
 import { describe, expect, it } from "vitest";
-import { type Csr, DEFAULT_MAX_LIFETIME_SECONDS, awaitsSigning, isWellKnownSigner, signerConfig, signerRefusal } from "../src/index.js";
+import { DEFAULT_MAX_LIFETIME_SECONDS, awaitsSigning, isWellKnownSigner, signerConfig, signerRefusal } from "../src/index.js";
 
 const orch = namingProfile("orch");
 const kubernetes = namingProfile("kubernetes");

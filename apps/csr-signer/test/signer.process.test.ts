@@ -2,7 +2,7 @@
 // what it leaves alone, the lifetime it gives, and convergence through a crash.
 import { parseCertificate, parseCertificateRequest, verifyChain } from "@orch/pki";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Csr } from "../src/index.js";
+import type { CertificateSigningRequest as Csr } from "@orch/api";
 import { type AppProcess, approve, createCsr, issuedCertificate, sleep, startApp, useCluster, waitFor, whoAmI } from "./cluster.js";
 
 const cluster = useCluster("orch");

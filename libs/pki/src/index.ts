@@ -6,7 +6,7 @@ export { KEY_USAGES } from "./usages.js";
 export type { KeyUsage } from "./usages.js";
 export { createCA, issueCertificate, parseCertificate, parseCertificates, verifyChain } from "./certificate.js";
 export type { CertificateAndKey, CreateCAOptions, IssueCertificateOptions, ParsedCertificate } from "./certificate.js";
-export { createCertificateRequest, parseCertificateRequest } from "./request.js";
+export { createCertificateRequest, csrRequestDer, parseCertificateRequest } from "./request.js";
 export type { CreateCertificateRequestOptions, ParsedCertificateRequest } from "./request.js";
 export {
   MIN_LIFETIME_SECONDS,

@@ -4,7 +4,7 @@ import { OID, buildAltNames, buildName, der, parseDer, readAltNames, readName } 
 import type { Subject, SubjectAltNames } from "./asn1.js";
 import { generateKey, loadPublicKey, privateKeyPem, publicKeyAlgorithm, signWith, signatureAlgorithm, spkiDer, verifyWith } from "./keys.js";
 import type { KeyType, PublicKeyAlgorithm } from "./keys.js";
-import { firstPemBlock, toPem } from "./pem.js";
+import { firstPemBlock, pemBlocks, toPem } from "./pem.js";
 
 export interface CreateCertificateRequestOptions {
   commonName: string;
@@ -50,6 +50,18 @@ export async function createCertificateRequest(options: CreateCertificateRequest
   csr.tbsView = der(tbs);
   csr.signatureValue = new asn1js.BitString({ valueHex: signWith(privateKey, csr.tbsView) });
   return { csrPem: toPem("CERTIFICATE REQUEST", der(csr.toSchema())), keyPem: privateKeyPem(privateKey) };
+}
+
+/**
+ * Kubernetes' ParseCSR, its first step: the request of a CertificateSigningRequest (`spec.request`,
+ * decoded from base64) must start with a CERTIFICATE REQUEST PEM block; its DER. Throws with
+ * Kubernetes' message otherwise.
+ */
+export function csrRequestDer(request: Uint8Array): Uint8Array {
+  // PEM is ASCII; latin1 keeps any other byte as one character.
+  const block = pemBlocks(Buffer.from(request).toString("latin1"))[0];
+  if (block?.type !== "CERTIFICATE REQUEST") throw new Error("PEM block type must be CERTIFICATE REQUEST");
+  return block.der;
 }
 
 /**

@@ -5,6 +5,7 @@ import { objectOf } from "../meta.js";
 import { atomicList, bytes, int32, mapOf, opt, str } from "../schema.js";
 import { ConditionFields, mapListReplacedOnPatch } from "./fields.js";
 import { listOf } from "./meta-list.js";
+import type { NamingProfile } from "../profile.js";
 
 export const CertificateSigningRequestSpec = v.object({
   request: bytes(),
@@ -40,6 +41,18 @@ export const CertificateSigningRequest = objectOf({
 });
 export type CertificateSigningRequest = v.InferOutput<typeof CertificateSigningRequest>;
 export const CertificateSigningRequestList = listOf(CertificateSigningRequest);
+
+/** Where CertificateSigningRequests are served (a client's ResourceRef). */
+export const csrResource = (profile: NamingProfile) => ({
+  group: profile.group("certificates"),
+  version: "v1",
+  plural: "certificatesigningrequests",
+  namespaced: false,
+});
+
+/** Whether the request has a condition of `type` with status True (Approved, Denied, Failed). */
+export const csrConditionTrue = (csr: CertificateSigningRequest, type: string): boolean =>
+  (csr.status?.conditions ?? []).some((c) => c.type === type && c.status === "True");
 
 export const ClusterTrustBundleSpec = v.object({
   signerName: opt(str()),

@@ -1,7 +1,7 @@
 // The certificates group's content checks, with Kubernetes' messages: signer names (both kinds),
 // `[]byte` fields, and what the PEM in a CertificateSigningRequest must hold.
 import { type FieldError, type FieldPath, fieldError, goQuote, isDNS1123Label, isDNS1123Subdomain } from "@orch/machinery";
-import { type ParsedCertificateRequest, parseCertificateRequest, parseCertificates, pemBlocks } from "@orch/pki";
+import { type ParsedCertificateRequest, csrRequestDer, parseCertificateRequest, parseCertificates, pemBlocks } from "@orch/pki";
 
 const DNS1123_SUBDOMAIN_MAX = 253;
 const DNS1123_LABEL_MAX = 63;
@@ -63,11 +63,15 @@ const signatureFailure = { RSA: "crypto/rsa: verification error", ECDSA: "x509: 
 export function parseRequest(base64: string): { csr: ParsedCertificateRequest } | { error: string } {
   const bytes = decodeBytes(base64);
   if (!bytes) return { error: "illegal base64 data" };
-  const block = pemBlocks(pemText(bytes))[0];
-  if (block?.type !== "CERTIFICATE REQUEST") return { error: "PEM block type must be CERTIFICATE REQUEST" };
+  let der: Uint8Array;
+  try {
+    der = csrRequestDer(bytes);
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
   let csr: ParsedCertificateRequest;
   try {
-    csr = parseCertificateRequest(block.der);
+    csr = parseCertificateRequest(der);
   } catch (e) {
     const message = (e as Error).message;
     // Go parses a request with any key but cannot verify an unknown algorithm's signature.
