@@ -74,5 +74,6 @@ export {
   type WatchStream,
   type WriteOptions,
 } from "./client.js";
-export { type EventHandlers, Informer, type InformerOptions, type InformerStats, type NatsOptions } from "./informer/informer.js";
+export { type EventHandlers, Informer, type InformerStats } from "./informer/informer.js";
+export type { InformerOptions, NatsOptions } from "./informer/source.js";
 export { type IndexFunc, namespaceIndex } from "./informer/cache.js";

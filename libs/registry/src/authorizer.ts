@@ -2,7 +2,14 @@
 // admission, escalation prevention in RBAC, and the access reviews. Injected through the request
 // context so that this library stays free of the apiserver.
 import type { PolicyRule } from "@orch/api";
-import type { UserInfo } from "./kind.js";
+
+/** Who a request is from (Kubernetes' user.Info). */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
 
 /** Kubernetes' authorizer.Attributes: a resource request, or a non-resource one (`path`). */
 export type AuthorizationAttributes = {

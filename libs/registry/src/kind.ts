@@ -2,14 +2,8 @@
 // no kind has request-path code of its own.
 import { type AnySchema, type NamingProfile, type ObjectHeader, shapeOf } from "@orch/api";
 import type { FieldError, Shape } from "@orch/machinery";
-import type { Authorizer } from "./authorizer.js";
+import type { Authorizer, UserInfo } from "./authorizer.js";
 
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
 
 /** What a strategy may know about the request it is serving. */
 export interface RequestContext {

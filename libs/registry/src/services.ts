@@ -1,7 +1,7 @@
 // What some kinds need from the server beyond storage, injected so that this library stays free of
 // the apiserver: issuing and reviewing tokens (TokenRequest, TokenReview).
 import type { ObjectHeader } from "@orch/api";
-import type { UserInfo } from "./kind.js";
+import type { UserInfo } from "./authorizer.js";
 
 export interface IssueTokenRequest {
   serviceAccount: ObjectHeader;

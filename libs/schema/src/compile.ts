@@ -5,7 +5,7 @@ import { type FieldError, type FieldErrorType, type Shape, fieldError } from "@o
 import { hasRules, validateRules } from "./cel.js";
 import { applyDefaults } from "./defaults.js";
 import { validateEmbeddedResources } from "./embedded.js";
-import type { SchemaOptions, StructuralSchema } from "./index.js";
+import type { SchemaOptions, StructuralSchema } from "./types.js";
 import { validateListSetsAndMaps } from "./list-type.js";
 import { validateOpenAPI } from "./openapi.js";
 import { pruneNonNullableNulls, pruneUnknownFields } from "./prune.js";

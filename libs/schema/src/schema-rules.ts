@@ -6,7 +6,7 @@ import type { JSONSchemaProps } from "@orch/api";
 import { type FieldError, type FieldPath, fieldError } from "@orch/machinery";
 import { rulesOf } from "./cel.js";
 import { validFieldPath } from "./field-path.js";
-import type { SchemaOptions } from "./index.js";
+import type { SchemaOptions } from "./types.js";
 import { type SchemaNode, additionalSchema, compileNode } from "./structural.js";
 
 const reasons = ["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"];

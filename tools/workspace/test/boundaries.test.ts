@@ -1,7 +1,8 @@
 // The package layout is the architecture: libs never import apps or tools, every cross-package import
-// is declared (so Nx's project graph is true), and packages do not import each other in a cycle.
-import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+// is declared (so Nx's project graph is true), and neither packages nor the files of one package import
+// each other in a cycle (type-only imports included: a cycle of types is a tangle too).
+import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 
 const root = resolve(import.meta.dirname, "..", "..", "..");
@@ -91,5 +92,28 @@ describe("workspace boundaries", () => {
       done.add(name);
     };
     for (const p of packages) visit(p.name, []);
+  });
+
+  it("has no import cycles between the files of a package", () => {
+    const files = packages.flatMap((p) => (statSafe(join(p.dir, "src")) ? sources(join(p.dir, "src")) : []));
+    const imports = new Map<string, string[]>();
+    for (const file of files) {
+      const targets: string[] = [];
+      for (const m of readFileSync(file, "utf8").matchAll(/^(?:import|export)\s[^;]*?from\s+"(\.[^"]+)"/gms)) {
+        const target = resolve(dirname(file), m[1]!.replace(/\.js$/, ".ts"));
+        if (existsSync(target)) targets.push(target);
+      }
+      imports.set(file, targets);
+    }
+    const state = new Map<string, "visiting" | "done">();
+    const visit = (file: string, path: string[]) => {
+      if (state.get(file) === "done") return;
+      const cycle = [...path.slice(path.indexOf(file)), file].map((f) => relative(root, f)).join(" → ");
+      expect(state.get(file), `cycle: ${cycle}`).not.toBe("visiting");
+      state.set(file, "visiting");
+      for (const target of imports.get(file) ?? []) visit(target, [...path, file]);
+      state.set(file, "done");
+    };
+    for (const file of files) visit(file, []);
   });
 });

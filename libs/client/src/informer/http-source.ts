@@ -5,7 +5,7 @@
 import type { ApiClient } from "../client.js";
 import { isExpired } from "../errors.js";
 import { type KubeObject, revisionOf } from "../types.js";
-import type { EventSource, InformerOptions, InformerSink } from "./informer.js";
+import type { EventSource, InformerOptions, InformerSink } from "./source.js";
 
 export class HttpWatchSource<T extends KubeObject> implements EventSource<T> {
   constructor(

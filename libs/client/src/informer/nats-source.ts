@@ -48,7 +48,7 @@ import {
   nanos,
 } from "nats";
 import type { KubeObject } from "../types.js";
-import type { EventSource, InformerOptions, InformerSink, NatsOptions } from "./informer.js";
+import type { EventSource, InformerOptions, InformerSink, NatsOptions } from "./source.js";
 
 const MSG_ID_HEADER = "Nats-Msg-Id";
 const REQUEST_TIMEOUT_MS = 2000;

@@ -14,7 +14,8 @@ import {
 } from "@orch/api";
 import { type FieldError, errors, failure, fieldError } from "@orch/machinery";
 import type { AuthorizationAttributes, Authorizer } from "../authorizer.js";
-import type { KindDefinition, RequestContext, UserInfo } from "../kind.js";
+import type { UserInfo } from "../authorizer.js";
+import type { KindDefinition, RequestContext } from "../kind.js";
 import { defineKind } from "./define.js";
 
 type AccessSpec = { resourceAttributes?: ResourceAttributes | null; nonResourceAttributes?: NonResourceAttributes | null };
