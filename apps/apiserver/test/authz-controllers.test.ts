@@ -131,4 +131,20 @@ describe("controller identities", () => {
     expect((await deployments.post("/apis/apps/v1/namespaces/default/deployments", {})).status).toBe(403);
     expect((await deployments.get("/api/v1/namespaces/default/secrets")).status).toBe(403);
   });
+
+  it("deployment-controller writes a Deployment's status and its revision annotation through /status, as the app does", async () => {
+    const created = await t.api.post("/apis/apps/v1/namespaces/default/deployments", {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "rev" },
+      spec: { selector: { matchLabels: { app: "rev" } }, template: { metadata: { labels: { app: "rev" } }, spec: { containers: [{ name: "c", image: "nginx" }] } } },
+    });
+    expect(created.status, created.text).toBe(201);
+    const deployments = controller("deployment-controller");
+    const path = "/apis/apps/v1/namespaces/default/deployments/rev/status";
+    const patched = await deployments.patch(path, { metadata: { annotations: { "deployment.kubernetes.io/revision": "1" } } });
+    expect(patched.status, patched.text).toBe(200);
+    const status = { ...patched.body, status: { observedGeneration: 1 } };
+    expect((await deployments.put(path, status)).status).toBe(200);
+  });
 });

@@ -110,7 +110,9 @@ async function main(): Promise<void> {
   apiserver.start();
   await waitFor(() => existsSync(kubeconfig), "the apiserver");
 
-  const controllerEnv = { ...env, KUBECONFIG: kubeconfig };
+  // Each controller finds its own identity in the data directory (controllers/<app>.kubeconfig); a
+  // KUBECONFIG of the user's environment would send it to another cluster, or as another user.
+  const { KUBECONFIG: _userKubeconfig, ...controllerEnv } = env;
   for (const name of controllerApps()) {
     const child = new Supervised(
       { name, command: process.execPath, args: [join(root, "apps", name, "dist", "main.mjs")], env: controllerEnv },

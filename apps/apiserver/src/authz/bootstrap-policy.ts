@@ -90,7 +90,9 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
       // Patch: the revision annotation of a Deployment goes through the main endpoint.
       rule([...READ, "update", "patch"], ["apps"], ["deployments", "replicasets"]),
       rule([...READ, "update", "patch"], [""], ["replicationcontrollers"]),
-      rule(["update"], ["apps"], ["deployments/status", "replicasets/status"]),
+      // Patch: the revision annotation goes through /status (a status write keeps the generation).
+      rule(["update", "patch"], ["apps"], ["deployments/status"]),
+      rule(["update"], ["apps"], ["replicasets/status"]),
       rule(["update"], [""], ["replicationcontrollers/status"]),
       rule(["create", "delete"], ["apps"], ["replicasets"]),
       rule([...READ, "create", "delete", "patch", "update"], [""], ["pods"]),
