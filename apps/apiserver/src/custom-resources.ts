@@ -5,6 +5,7 @@
 import { type CustomResourceDefinition, type NamingProfile, crdConditionTrue } from "@orch/api";
 import { type KindDefinition, type KindRegistry, customResourceKinds, storageResource } from "@orch/registry";
 import type { Change, Storage } from "@orch/storage";
+import type { Logger } from "@orch/log";
 
 interface Served {
   /** What the kinds were built from; an equal CRD state needs no rebuild. */
@@ -23,6 +24,7 @@ export class CustomResourceServing {
     private readonly storage: Storage,
     private readonly registry: KindRegistry,
     private readonly profile: NamingProfile,
+    private readonly log: Logger,
   ) {
     this.resource = storageResource({ group: profile.group("apiextensions"), plural: "customresourcedefinitions" });
     // Commits are seen synchronously, so a CRD write is served by the time its response is sent.
@@ -34,8 +36,8 @@ export class CustomResourceServing {
   }
 
   /** Registers the kinds of every established CRD, then follows changes. */
-  static async start(storage: Storage, registry: KindRegistry, profile: NamingProfile): Promise<CustomResourceServing> {
-    const serving = new CustomResourceServing(storage, registry, profile);
+  static async start(storage: Storage, registry: KindRegistry, profile: NamingProfile, log: Logger): Promise<CustomResourceServing> {
+    const serving = new CustomResourceServing(storage, registry, profile, log);
     const { items, revision } = await storage.list({ resource: serving.resource });
     for (const item of items) serving.apply(JSON.parse(item.value) as CustomResourceDefinition);
     for (const change of serving.buffered.splice(0)) if (change.revision > revision) serving.observe(change);
@@ -62,7 +64,7 @@ export class CustomResourceServing {
       kinds = customResourceKinds(crd, this.profile, { terminating });
     } catch (e) {
       // CRD validation should make this impossible; serving nothing beats serving it wrong.
-      console.error(`cannot serve the custom resource definition ${name}:`, e);
+      this.log.error(`cannot serve the custom resource definition ${name}`, e);
       this.withdraw(name);
       return;
     }

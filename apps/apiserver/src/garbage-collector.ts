@@ -17,6 +17,7 @@ import {
 } from "@orch/registry";
 import type { Change, Storage } from "@orch/storage";
 import { serialTask } from "./serial-task.js";
+import type { Logger } from "@orch/log";
 
 interface Entry {
   resource: string;
@@ -47,7 +48,7 @@ export class GarbageCollector {
   private timer: NodeJS.Timeout | undefined;
   private readonly run = serialTask(
     () => this.pass(),
-    (e) => console.error("garbage collection failed:", e),
+    (e) => this.log.error("garbage collection failed", e),
   );
   private readonly unsubscribe: () => void;
 
@@ -56,6 +57,7 @@ export class GarbageCollector {
     private readonly registry: KindRegistry,
     private readonly storeFor: (kind: KindDefinition) => ResourceStore,
     private readonly ctx: () => RequestContext,
+    private readonly log: Logger,
   ) {
     this.unsubscribe = storage.onCommit((change) => {
       if (!this.scanned) this.buffered.push(change);

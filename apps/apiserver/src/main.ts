@@ -2,6 +2,7 @@
 // it accepts: request bodies may nest 10,000 levels deep, as in Kubernetes, and decoding, validating,
 // patching and serializing such an object recurses about that deep, further than a default stack
 // (about 1 MiB) allows. This thread only relays signals and supervision to it.
+import { createLogger } from "@orch/log";
 import { Worker } from "node:worker_threads";
 
 /** Room for every recursive step over a 10,000-level object, with a wide margin (see docs/limits.md). */
@@ -15,7 +16,7 @@ const worker = new Worker(new URL("./worker.mjs", import.meta.url), {
   resourceLimits: { stackSizeMb: STACK_MB },
 });
 worker.on("error", (e) => {
-  console.error("apiserver failed:", e);
+  createLogger("apiserver").error("failed", e);
   process.exitCode = 1;
 });
 worker.on("exit", (code) => process.exit(process.exitCode ?? code));

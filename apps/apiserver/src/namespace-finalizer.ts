@@ -5,6 +5,7 @@ import type { ObjectHeader } from "@orch/api";
 import type { KindDefinition, KindRegistry, RequestContext, ResourceStore } from "@orch/registry";
 import type { Storage } from "@orch/storage";
 import { serialTask } from "./serial-task.js";
+import type { Logger } from "@orch/log";
 
 const PASS_INTERVAL_MS = 1000;
 
@@ -12,7 +13,7 @@ export class NamespaceFinalizer {
   private timer: NodeJS.Timeout | undefined;
   private readonly kick = serialTask(
     () => this.pass(),
-    (e) => console.error("namespace cleanup failed:", e),
+    (e) => this.log.error("namespace cleanup failed", e),
   );
   private readonly unsubscribe: () => void;
 
@@ -21,6 +22,7 @@ export class NamespaceFinalizer {
     private readonly registry: KindRegistry,
     private readonly storeFor: (kind: KindDefinition) => ResourceStore,
     private readonly ctx: () => RequestContext,
+    private readonly log: Logger,
   ) {
     this.unsubscribe = storage.onCommit((change) => {
       if (change.resource === "core/namespaces" && change.type === "MODIFIED") this.kick();

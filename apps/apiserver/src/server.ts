@@ -13,6 +13,7 @@ import {
   storageClusterReader,
   storageResource,
 } from "@orch/registry";
+import { type Logger, createLogger } from "@orch/log";
 import { KeyExistsError, SqliteStorage } from "@orch/storage";
 import { ensureKeySet } from "@orch/tokens";
 import { randomUUID } from "node:crypto";
@@ -64,7 +65,7 @@ async function ensureDefaultNamespace(storage: SqliteStorage): Promise<void> {
   }
 }
 
-export async function startApiserver(config: ApiserverConfig): Promise<RunningApiserver> {
+export async function startApiserver(config: ApiserverConfig, log: Logger = createLogger("apiserver")): Promise<RunningApiserver> {
   // The data directory holds the database, keys and credentials: the owner's alone, whoever created it.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await chmod(config.dataDir, 0o700);
@@ -125,7 +126,7 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   await ensureDefaultNamespace(storage);
   await ensureBuiltinObjects({ storage, hub }, config.profile);
   // Custom kinds are registered before the components that index every kind's objects start.
-  const customResources = await CustomResourceServing.start(storage, registry, config.profile);
+  const customResources = await CustomResourceServing.start(storage, registry, config.profile, log.child("custom-resources"));
 
   const stores = new Map<string, ResourceStore>();
   const storeFor = (kind: KindDefinition) => {
@@ -144,7 +145,7 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
   const rbacGroup = config.profile.group("rbac.authorization");
   const authorizer = await RbacAuthorizer.start(storage, rbacGroup);
   await ensureBootstrapPolicy(config.profile, registry, storeFor, systemContext());
-  const aggregator = new ClusterRoleAggregator(authorizer, storeFor(registry.lookup(rbacGroup, "v1", "clusterroles")!), systemContext);
+  const aggregator = new ClusterRoleAggregator(authorizer, storeFor(registry.lookup(rbacGroup, "v1", "clusterroles")!), systemContext, log.child("cluster-role-aggregation"));
   let ready = false;
   const app = createApp({
     registry,
@@ -157,19 +158,20 @@ export async function startApiserver(config: ApiserverConfig): Promise<RunningAp
     publicDiscovery: serviceAccounts.publicDiscovery,
     initialEventsAnnotation: config.profile.annotations.initialEventsEnd,
     ready: () => ready,
+    log,
   });
   handle = app.fetch;
 
-  const namespaceFinalizer = new NamespaceFinalizer(storage, registry, storeFor, systemContext);
-  const garbageCollector = new GarbageCollector(storage, registry, storeFor, systemContext);
+  const namespaceFinalizer = new NamespaceFinalizer(storage, registry, storeFor, systemContext, log.child("namespace-finalizer"));
+  const garbageCollector = new GarbageCollector(storage, registry, storeFor, systemContext, log.child("garbage-collector"));
   // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
-  const relay = config.natsUrl ? EventRelay.start(storage, config.natsUrl, config.events) : undefined;
+  const relay = config.natsUrl ? EventRelay.start(storage, config.natsUrl, { ...config.events, log: log.child("event-relay") }) : undefined;
   const compactor = setInterval(() => {
     // Compaction keeps what the relay has not published yet; without a relay nothing waits for it.
     const published = relay ? Promise.resolve() : storage.currentRevision().then((r) => storage.markPublished(r));
     published
       .then(() => storage.compact({ maxRevisions: config.history.maxRevisions, maxAgeMs: config.history.maxAgeMs }))
-      .catch((e) => console.error("compaction failed:", e));
+      .catch((e) => log.error("compaction failed", e));
   }, config.history.compactEveryMs);
   compactor.unref();
 

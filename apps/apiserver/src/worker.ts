@@ -1,5 +1,6 @@
 // The apiserver itself, on the thread main.ts starts for it: serves until told to stop, then exits the
 // thread. Also runs the maintenance command given in its arguments.
+import { createLogger } from "@orch/log";
 import { addSigningKey } from "@orch/tokens";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -15,9 +16,10 @@ if (process.argv[2] === "rotate-service-account-key") {
   process.exit(0);
 }
 
+const log = createLogger("apiserver");
 const started = Date.now();
-const apiserver = await startApiserver(configFromEnv());
-console.log(`apiserver serving on ${apiserver.url} (ready in ${Date.now() - started} ms); kubeconfig: ${apiserver.kubeconfigPath}`);
+const apiserver = await startApiserver(configFromEnv(), log);
+log.info(`serving on ${apiserver.url}`, { readyMs: Date.now() - started, kubeconfig: apiserver.kubeconfigPath });
 
 let stopping = false;
 parentPort?.on("message", (message) => {

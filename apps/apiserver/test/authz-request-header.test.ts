@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiserverConfig } from "../src/config.js";
 import { type RunningApiserver, startApiserver } from "../src/server.js";
-import { Client, startTestServer } from "./harness.js";
+import { Client, startTestServer, testLog } from "./harness.js";
 
 const AUTHN = "authentication.orch.io";
 const whoami = (client: Client, headers: Record<string, string> = {}) =>
@@ -38,7 +38,7 @@ beforeAll(async () => {
     history: { maxRevisions: 100_000, maxAgeMs: 3_600_000, compactEveryMs: 60_000 },
     requestHeader: { clientCaFile: join(dataDir, "front-proxy-ca.crt"), allowedNames: ["front-proxy"] },
   };
-  server = await startApiserver(config);
+  server = await startApiserver(config, testLog);
   clusterCa = readFileSync(join(dataDir, "pki", "ca.crt"), "utf8");
 });
 

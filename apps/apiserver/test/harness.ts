@@ -2,6 +2,7 @@
 // and a small HTTPS client that presents the admin client certificate from the data dir's pki/.
 import { afterAll, beforeAll } from "vitest";
 import { namingProfile } from "@orch/api";
+import { createLogger } from "@orch/log";
 import { readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
@@ -246,7 +247,7 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
   if (options.tokens) writeFileSync(join(dataDir, "tokens.csv"), `${options.tokens.join("\n")}\n`);
   const t = Object.assign(into, { dataDir, config });
   const boot = async () => {
-    t.server = await startApiserver(config);
+    t.server = await startApiserver(config, testLog);
     t.api = adminClient(t.server.url, dataDir);
   };
   t.restart = async () => {
@@ -269,6 +270,9 @@ export function adminClient(url: string, dataDir: string): Client {
   const pki = (name: string) => readFileSync(join(dataDir, "pki", name), "utf8");
   return new Client(url, { ca: pki("ca.crt"), cert: pki("admin.crt"), key: pki("admin.key") });
 }
+
+/** In-process servers log what goes wrong, not every request: that would bury the test output. */
+export const testLog = createLogger("apiserver", { level: "warn" });
 
 /** One apiserver for the whole test file: started before its tests, stopped after them. */
 export function useTestServer(options: TestServerOptions = {}): TestServer {

@@ -11,7 +11,7 @@ import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Controller, type ControllerOptions, runController } from "./controller.js";
 import { LeaderElector, type LeaderElectionOptions, leaseResource } from "./leader-election.js";
-import { type Logger, createLogger } from "./log.js";
+import { type Logger, createLogger } from "@orch/log";
 
 export interface ControllerAppContext {
   name: string;
@@ -73,8 +73,7 @@ export function kubeconfigPath(env: NodeJS.ProcessEnv, app?: string): string | u
 export async function runControllerApp(options: ControllerAppOptions): Promise<ControllerApp> {
   const env = options.env ?? process.env;
   const supervised = env.ORCH_SUPERVISED === "1";
-  // Under the launcher every line already gets the app's prefix.
-  const log = options.log ?? createLogger(supervised ? [] : [options.name]);
+  const log = options.log ?? createLogger(options.name);
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const profile = profileFromEnv(env);
   const natsUrl = env.ORCH_NATS_URL || undefined;

@@ -7,7 +7,7 @@
 //   throws                    → retried with the queue's per-key exponential backoff
 //   throws TerminalError      → logged, not retried (retrying cannot help; a new event will bring it back)
 import { type Informer, type KubeObject, keyOf } from "@orch/client";
-import { type Logger, createLogger } from "./log.js";
+import { type Logger, createLogger } from "@orch/log";
 import type { ControllerEvent, Predicate } from "./predicates.js";
 import { WorkQueue } from "./queue/work-queue.js";
 
@@ -99,7 +99,7 @@ const specOf = (source: Source<any>): SourceSpec<any> => ("informer" in source ?
 
 export function runController(options: ControllerOptions): Controller {
   const { name } = options;
-  const log = options.log ?? createLogger([name]);
+  const log = options.log ?? createLogger(name);
   const queue = options.queue ?? new WorkQueue<string>({ name });
   const reconcile =
     typeof options.reconciler === "function" ? options.reconciler : options.reconciler.reconcile.bind(options.reconciler);

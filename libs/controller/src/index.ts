@@ -36,4 +36,4 @@ export {
   leaseResource,
 } from "./leader-election.js";
 export { type ControllerApp, type ControllerAppContext, type ControllerAppOptions, kubeconfigPath, runControllerApp } from "./app.js";
-export { type Logger, type LoggerOptions, createLogger, describeError, silentLogger } from "./log.js";
+export { type Logger, createLogger, silentLogger } from "@orch/log";

@@ -11,7 +11,7 @@ import { randomBytes } from "node:crypto";
 import { type ApiClient, type KubeObject, type ResourceRef, isAlreadyExists, isConflict, isNotFound } from "@orch/client";
 import { rfc3339Micro } from "@orch/machinery";
 import { type Clock, type TimerHandle, realClock } from "./clock.js";
-import { type Logger, silentLogger } from "./log.js";
+import { type Logger, silentLogger } from "@orch/log";
 
 export interface LeaseSpec {
   holderIdentity?: string;

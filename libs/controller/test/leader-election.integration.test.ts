@@ -313,8 +313,9 @@ describe("runControllerApp against the apiserver", () => {
         proc.stderr?.setEncoding("utf8").on("data", (d: string) => (out += d));
         const exited = new Promise<number | null>((r) => proc.once("exit", (code) => r(code)));
         await until(() => out.includes("setup ran"), `the app to lead (${how})\n${out}`);
-        // Under the launcher, lines carry no prefix of their own (the launcher adds it).
-        expect(out).toMatch(/^became leader \(app-/m);
+        // Lines are JSON objects naming the app (the launcher prints them as text).
+        const lines = out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { name: string; msg: string });
+        expect(lines.find((l) => l.msg.startsWith("became leader (app-"))?.name).toBe(name);
         expect(await holderOf(name)).toBe(`app-${how}`);
         if (how === "SIGTERM") proc.kill("SIGTERM");
         else proc.stdin?.end();

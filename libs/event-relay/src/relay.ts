@@ -2,6 +2,7 @@
 // revision to JetStream in order, with the revision (and the database's epoch) as message id so a
 // re-publish after a crash is dropped by the stream's duplicate window, and advances the published
 // watermark after the acks.
+import { type Logger, createLogger } from "@orch/log";
 import type { Change, Storage } from "@orch/storage";
 import {
   Events,
@@ -16,6 +17,8 @@ import {
 import { COMMITTED_AT_HEADER, EVENTS_PREFIX, EVENTS_STREAM, REVISION_HEADER, subjectForChange } from "@orch/events";
 
 export interface RelayOptions {
+  /** Where the relay reports what goes wrong (default a logger named `event-relay`). */
+  log?: Logger;
   /** Messages kept in the stream (oldest dropped first). */
   maxMessages?: number;
   /** How long messages are kept, in milliseconds. */
@@ -96,7 +99,8 @@ export class EventRelay {
     this.timer.unref();
     const streamReady = new Promise<void>((resolve) => (this.streamReady = resolve));
     const connected = this.connect(url);
-    connected.catch((e) => console.error("event relay:", e));
+    const log = options.log ?? createLogger("event-relay");
+    connected.catch((e) => log.error("cannot connect to NATS", e));
     this.ready = connected.then(() => streamReady);
   }
 

@@ -2,6 +2,7 @@
 // and stops it (TERM, then KILL) on request.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
+import { formatLine } from "@orch/log";
 
 export interface ChildSpec {
   name: string;
@@ -41,7 +42,10 @@ export class Supervised {
     const prefix = `[${this.spec.name}]`;
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream! }).on("line", (line) => {
-        if (!this.spec.show || this.spec.show(line)) this.log(`${prefix} ${line}`);
+        if (this.spec.show && !this.spec.show(line)) return;
+        // The processes log JSON lines that name their source; they are printed as text.
+        const text = formatLine(line);
+        this.log(text === line ? `${prefix} ${line}` : text);
       });
     }
     child.on("error", (e) => this.log(`${prefix} failed to start: ${e.message}`));

@@ -7,6 +7,7 @@ import type { ClusterRole, ObjectHeader, PolicyRule } from "@orch/api";
 import { StatusError, errors, jsonEqual, labelSelectorFromObject, labelSelectorMatches } from "@orch/machinery";
 import type { RequestContext, ResourceStore } from "@orch/registry";
 import { serialTask } from "../serial-task.js";
+import type { Logger } from "@orch/log";
 import type { RbacAuthorizer } from "./rbac-authorizer.js";
 
 /** The rules an aggregated role should have, given every ClusterRole. */
@@ -32,7 +33,7 @@ export function aggregatedRules(role: ClusterRole & ObjectHeader, all: readonly 
 export class ClusterRoleAggregator {
   private readonly run = serialTask(
     () => this.pass(),
-    (e) => console.error("cluster role aggregation failed:", e),
+    (e) => this.log.error("cluster role aggregation failed", e),
   );
   private readonly unsubscribe: () => void;
 
@@ -40,6 +41,7 @@ export class ClusterRoleAggregator {
     private readonly rbac: RbacAuthorizer,
     private readonly store: ResourceStore,
     private readonly ctx: () => RequestContext,
+    private readonly log: Logger,
   ) {
     this.unsubscribe = rbac.onChange((kind) => {
       if (kind === "ClusterRole") this.run();

@@ -23,7 +23,8 @@ import { oidcDiscoveryRoutes } from "./oidc.js";
 import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
 import type { ResourceRequest } from "./request-info.js";
 import { MAX_BODY_BYTES, type ResourceDeps, handleResource } from "./resources.js";
-import { respond, respondError } from "./respond.js";
+import { respond, respondError, unforeseenError } from "./respond.js";
+import type { Logger } from "@orch/log";
 
 export interface AppDeps extends ResourceDeps {
   profile: NamingProfile;
@@ -39,6 +40,7 @@ export interface AppDeps extends ResourceDeps {
   publicDiscovery?: boolean;
   /** True once the apiserver can serve requests (storage open, kinds registered). */
   ready: () => boolean;
+  log: Logger;
 }
 
 export const VERSION_INFO = {
@@ -58,14 +60,17 @@ const MAX_IN_FLIGHT = 800;
 /** A request still running after this gets 504, as Kubernetes' request deadline does. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
-type Env = { Bindings: HttpBindings; Variables: { ctx: RequestContext; url: URL; info: ResourceRequest | undefined } };
+type Env = {
+  Bindings: HttpBindings;
+  Variables: { ctx: RequestContext; url: URL; info: ResourceRequest | undefined; user: string | undefined };
+};
 
 const text = (status: number, body: string) => new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 
 export function createApp(deps: AppDeps): Hono<Env> {
   const app = new Hono<Env>();
   const openapi = new OpenApiDocuments(deps.registry);
-  const discovery = oidcDiscoveryRoutes(deps.tokens, deps.jwksUri);
+  const discovery = oidcDiscoveryRoutes(deps.tokens, deps.jwksUri, deps.log);
 
   for (const path of ["/healthz", "/livez"]) app.get(path, () => text(200, "ok"));
   app.get("/readyz", () => (deps.ready() ? text(200, "ok") : text(500, "not ready")));
@@ -73,15 +78,30 @@ export function createApp(deps: AppDeps): Hono<Env> {
   // discovery; an operator who wants relying parties to fetch it anonymously says so.
   if (deps.publicDiscovery) for (const [path, handler] of discovery) app.get(path, handler);
 
-  // A request answered before its body was read (a 401, a 415, a 413): the rest of the body is still on
-  // its way, and a connection kept alive would have to drain it while the client already sends the next
-  // request. Close it after the answer, as Go's server does, so that the client opens a new one.
   app.use("*", async (c, next) => {
+    const started = performance.now();
     await next();
+    // A request answered before its body was read (a 401, a 415, a 413): the rest of the body is still
+    // on its way, and a connection kept alive would have to drain it while the client already sends the
+    // next request. Close it after the answer, as Go's server does, so that the client opens a new one.
     const incoming = c.env.incoming;
     if (!incoming.readableEnded && hasBody(incoming.headers) && !c.env.outgoing.headersSent) {
       c.res.headers.set("Connection", "close");
     }
+    // One line per request, as Kubernetes' httplog (a watch is logged when its stream starts): at debug
+    // level (ORCH_LOG_LEVEL=debug), since controllers' lease renewals alone make a few a second; a
+    // failure of the server's own is an error line with its stack.
+    const fields = {
+      verb: c.get("info")?.verb ?? c.req.method,
+      uri: incoming.url,
+      user: c.get("user"),
+      code: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      userAgent: incoming.headers["user-agent"],
+    };
+    const failure = unforeseenError(c.res);
+    if (failure !== undefined) deps.log.error("request failed", failure, fields);
+    else if (deps.log.enabled("debug")) deps.log.debug("request", fields);
   });
 
   app.use("*", async (c, next) => {
@@ -93,10 +113,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
       headers,
     });
     if (!("user" in result)) return respondError(errors.unauthorized());
+    c.set("user", result.user.username);
     // Impersonation, then authorization of what the (possibly impersonated) user asks, as Kubernetes' filters.
     const impersonated = await impersonate(headers, result.user, deps.authorizer, deps.profile);
     if (impersonated instanceof StatusError) return respondError(impersonated);
     const user = impersonated ?? result.user;
+    if (impersonated) c.set("user", `${impersonated.username} (as, by ${result.user.username})`);
     const url = new URL(c.req.url);
     let info: ResourceRequest | undefined;
     try {

@@ -7,6 +7,7 @@ import {
   OPENID_CONFIGURATION_PATH,
   type ServiceAccountTokens,
 } from "@orch/tokens";
+import type { Logger } from "@orch/log";
 
 export { JWKS_PATH };
 
@@ -14,9 +15,9 @@ export { JWKS_PATH };
  * The two documents, by path. None for an issuer that is not an https URL: Kubernetes does not
  * serve discovery then either, since no relying party could fetch it from `<iss>/.well-known/...`.
  */
-export function oidcDiscoveryRoutes(tokens: ServiceAccountTokens, jwksUri: string): [string, () => Response][] {
+export function oidcDiscoveryRoutes(tokens: ServiceAccountTokens, jwksUri: string, log: Logger): [string, () => Response][] {
   if (!tokens.issuer.startsWith("https://")) {
-    console.warn(`service account issuer ${tokens.issuer} is not an https URL: OIDC discovery is not served`);
+    log.warn(`service account issuer ${tokens.issuer} is not an https URL: OIDC discovery is not served`);
     return [];
   }
   // Both are fixed for the life of the process (keys are read at start): render them once.

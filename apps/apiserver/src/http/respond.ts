@@ -22,9 +22,12 @@ export function respond(
 
 export function statusOf(e: unknown): Status {
   if (e instanceof StatusError) return e.status;
-  console.error("internal error:", e);
   return errors.internal(e instanceof Error ? e.message : String(e)).status;
 }
+
+/** The error behind each 500 answered for something unforeseen: the request log line reports it. */
+const unforeseen = new WeakMap<Response, unknown>();
+export const unforeseenError = (response: Response): unknown => unforeseen.get(response);
 
 export function respondError(e: unknown, format?: ResponseFormat, warnings: readonly string[] = []): Response {
   const status = statusOf(e);
@@ -32,6 +35,7 @@ export function respondError(e: unknown, format?: ResponseFormat, warnings: read
   const body = status.reason ? status : (({ reason: _r, ...rest }) => rest)(status);
   const response = respond(status.code, body, format ?? { type: JSON_TYPE }, false, warnings);
   if (status.details?.retryAfterSeconds) response.headers.set("Retry-After", String(status.details.retryAfterSeconds));
+  if (!(e instanceof StatusError)) unforeseen.set(response, e);
   return response;
 }
 

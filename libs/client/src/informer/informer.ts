@@ -17,6 +17,10 @@ import type { ApiClient } from "../client.js";
 import { isNotFound } from "../errors.js";
 import { type KubeObject, keyOf } from "../types.js";
 import { Cache, type IndexFunc } from "./cache.js";
+import { type Logger, createLogger } from "@orch/log";
+
+/** Where informers without an onError report, made when first needed. */
+let informerLog: Logger | undefined;
 import { HttpWatchSource } from "./http-source.js";
 import type { EventSource, InformerOptions, InformerSink } from "./source.js";
 import { NatsEventSource } from "./nats-source.js";
@@ -274,7 +278,7 @@ export class Informer<T extends KubeObject> {
 
   private report(e: unknown): void {
     if (this.options.onError) this.options.onError(e);
-    else console.warn(`informer ${this.options.ref.plural}:`, e instanceof Error ? e.message : e);
+    else (informerLog ??= createLogger("informer")).warn(`informer ${this.options.ref.plural}`, { error: e instanceof Error ? e.message : String(e) });
   }
 
   private sleep(ms: number): Promise<void> {

@@ -1,3 +1,4 @@
+import { type Logger, createLogger } from "@orch/log";
 import Database from "better-sqlite3";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
@@ -29,6 +30,8 @@ import { changes, counters, objects } from "./schema.js";
 export interface SqliteOptions {
   /** Database file path, or ":memory:". */
   path: string;
+  /** Where a failing commit listener is reported (default a logger named `storage`). */
+  log?: Logger;
 }
 
 /** Rows read per query while scanning a list; a filter may need several batches to fill a page. */
@@ -70,8 +73,10 @@ export class SqliteStorage implements Storage {
   /** Runs a function inside the current transaction as a savepoint. */
   private readonly inSavepoint: (run: () => Change) => Change;
   private readonly q;
+  private readonly log: Logger;
 
   constructor(options: SqliteOptions) {
+    this.log = options.log ?? createLogger("storage");
     if (options.path !== ":memory:") ownerOnly(options.path);
     this.sqlite = new Database(options.path);
     // Must precede the first table so freed pages can later be returned to the file system.
@@ -270,7 +275,7 @@ export class SqliteStorage implements Storage {
         try {
           listener(outcome.change);
         } catch (e) {
-          console.error("onCommit listener failed:", e);
+          this.log.error("onCommit listener failed", e);
         }
       }
       write.resolve(outcome.change);
