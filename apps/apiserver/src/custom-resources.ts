@@ -21,7 +21,7 @@ export class CustomResourceServing {
   private readonly unsubscribe: () => void;
 
   private constructor(
-    private readonly storage: Storage,
+    storage: Storage,
     private readonly registry: KindRegistry,
     private readonly profile: NamingProfile,
     private readonly log: Logger,

@@ -18,7 +18,7 @@ export class NamespaceFinalizer {
   private readonly unsubscribe: () => void;
 
   constructor(
-    private readonly storage: Storage,
+    storage: Storage,
     private readonly registry: KindRegistry,
     private readonly storeFor: (kind: KindDefinition) => ResourceStore,
     private readonly ctx: () => RequestContext,

@@ -1,7 +1,7 @@
 // PriorityClass (spec 2.10) and ServiceAccount (spec 2.1) rules, as Kubernetes enforces them:
 // each bad case is refused with Kubernetes' code and nothing is stored; each good case works.
 import { type AnySchema, listSemantics } from "@orch/api";
-import * as v from "valibot";
+import type * as v from "valibot";
 import { describe, expect, it } from "vitest";
 import { freshNamespace, useTestServer } from "./harness.js";
 

@@ -149,7 +149,7 @@ export async function activePods(client: ApiClient, namespace: string): Promise<
 
 /** The kubelet's part: the pod runs and is Ready. */
 export async function markReady(client: ApiClient, pod: Pod): Promise<void> {
-  const now = new Date().toISOString().slice(0, 19) + "Z";
+  const now = `${new Date().toISOString().slice(0, 19)}Z`;
   await client.patch(
     pods,
     pod.metadata.name ?? "",

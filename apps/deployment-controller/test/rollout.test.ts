@@ -26,7 +26,7 @@ import {
 
 const names = wellKnownNames(namingProfile("kubernetes"));
 const NOW = Date.parse("2025-01-01T12:00:00Z");
-const at = (ms: number) => new Date(ms).toISOString().slice(0, 19) + "Z";
+const at = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
 function deploymentOf(replicas: number, strategy: Deployment["spec"]["strategy"] = { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } }): Deployment {
   return {

@@ -167,11 +167,11 @@ describe("Deployment", () => {
 
   it("strips unknown fields at every level", () => {
     const manifest = deploymentManifest() as Record<string, unknown>;
-    manifest["bogus"] = 1;
-    const spec = manifest["spec"] as Record<string, unknown>;
-    spec["replica"] = 3;
-    const template = spec["template"] as { spec: { containers: Record<string, unknown>[] } };
-    template.spec.containers[0]!["imagePullPolcy"] = "Always";
+    manifest.bogus = 1;
+    const spec = manifest.spec as Record<string, unknown>;
+    spec.replica = 3;
+    const template = spec.template as { spec: { containers: Record<string, unknown>[] } };
+    template.spec.containers[0]!.imagePullPolcy = "Always";
     const deployment = v.parse(Deployment, manifest);
     expect(deployment).not.toHaveProperty("bogus");
     expect(deployment.spec).not.toHaveProperty("replica");
@@ -181,7 +181,7 @@ describe("Deployment", () => {
   it("gives every parse its own copy of a default object", () => {
     const first = v.parse(Deployment, deploymentManifest());
     defaultDeployment(first);
-    first.spec.template.spec!.containers[0]!.resources.limits!["cpu"] = "2";
+    first.spec.template.spec!.containers[0]!.resources.limits!.cpu = "2";
     first.spec.template.spec!.securityContext.runAsUser = 1000;
     const second = v.parse(Deployment, deploymentManifest());
     expect(second.spec.strategy).toEqual({ type: "RollingUpdate" });
@@ -497,16 +497,16 @@ describe("CustomResourceDefinition", () => {
     const result = v.safeParse(CustomResourceDefinition, crdManifest("x-kubernetes"));
     expect(result.issues).toBeUndefined();
     const crd = result.output as v.InferOutput<typeof CustomResourceDefinition>;
-    const spec = crd.spec.versions[0]!.schema!.openAPIV3Schema!.properties!["spec"] as SpecNode<"x-kubernetes">;
-    const ports = spec.properties["ports"]!;
+    const spec = crd.spec.versions[0]!.schema!.openAPIV3Schema!.properties!.spec as SpecNode<"x-kubernetes">;
+    const ports = spec.properties.ports!;
     expect(ports["x-kubernetes-list-type"]).toBe("map");
     expect(ports["x-kubernetes-list-map-keys"]).toEqual(["name"]);
     expect(ports.items).toMatchObject({ type: "object", required: ["name"] });
-    expect(spec.properties["size"]!["x-kubernetes-int-or-string"]).toBe(true);
-    expect(spec.properties["replicas"]!.default).toBe(1);
-    expect(spec.properties["labels"]!.additionalProperties).toEqual({ type: "string" });
+    expect(spec.properties.size!["x-kubernetes-int-or-string"]).toBe(true);
+    expect(spec.properties.replicas!.default).toBe(1);
+    expect(spec.properties.labels!.additionalProperties).toEqual({ type: "string" });
     expect(spec["x-kubernetes-validations"]).toEqual([validationRule]);
-    expect(schemaExtensions(spec.properties["template"]!, "x-kubernetes")).toEqual({
+    expect(schemaExtensions(spec.properties.template!, "x-kubernetes")).toEqual({
       "preserve-unknown-fields": true,
       "embedded-resource": true,
     });
@@ -515,21 +515,21 @@ describe("CustomResourceDefinition", () => {
   it("parses x-orch-* extensions under the orch profile and prunes the other profile's names", () => {
     const { CustomResourceDefinition } = crdSchemaFor("x-orch");
     const crd = v.parse(CustomResourceDefinition, crdManifest("x-orch"));
-    const spec = crd.spec.versions[0]!.schema!.openAPIV3Schema!.properties!["spec"] as SpecNode<"x-orch">;
-    expect(spec.properties["ports"]!["x-orch-list-type"]).toBe("map");
-    expect(spec.properties["labels"]!["x-orch-map-type"]).toBe("atomic");
-    expect(schemaExtensions(spec.properties["ports"]!, "x-orch")).toEqual({ "list-type": "map", "list-map-keys": ["name"] });
+    const spec = crd.spec.versions[0]!.schema!.openAPIV3Schema!.properties!.spec as SpecNode<"x-orch">;
+    expect(spec.properties.ports!["x-orch-list-type"]).toBe("map");
+    expect(spec.properties.labels!["x-orch-map-type"]).toBe("atomic");
+    expect(schemaExtensions(spec.properties.ports!, "x-orch")).toEqual({ "list-type": "map", "list-map-keys": ["name"] });
 
     const foreign = v.parse(CustomResourceDefinition, crdManifest("x-kubernetes"));
-    const foreignSpec = foreign.spec.versions[0]!.schema!.openAPIV3Schema!.properties!["spec"] as SpecNode<"x-orch">;
-    expect(foreignSpec.properties["ports"]).not.toHaveProperty("x-kubernetes-list-type");
+    const foreignSpec = foreign.spec.versions[0]!.schema!.openAPIV3Schema!.properties!.spec as SpecNode<"x-orch">;
+    expect(foreignSpec.properties.ports).not.toHaveProperty("x-kubernetes-list-type");
     expect(crdSchemas["x-orch"]).toBe(crdSchemaFor("x-orch"));
   });
 
   it("reports type errors deep inside the schema", () => {
     const manifest = crdManifest("x-kubernetes");
     const specProperties = manifest.spec.versions[0]!.schema.openAPIV3Schema.properties.spec.properties;
-    const ports = (specProperties as Record<string, Record<string, unknown>>)["ports"]!;
+    const ports = (specProperties as Record<string, Record<string, unknown>>).ports!;
     ports["x-kubernetes-list-map-keys"] = "name";
     const result = v.safeParse(crdSchemaFor("x-kubernetes").CustomResourceDefinition, manifest);
     expect(result.success).toBe(false);

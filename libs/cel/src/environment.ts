@@ -2,7 +2,7 @@
 // variable `device` (kubernetes.DRADevice), Kubernetes' quantity and semver libraries, cel.bind()
 // and optional values from the engine, and a metered evaluator (metering.ts) that enforces a cost bound.
 import { Environment } from "@marcbachmann/cel-js";
-import { Quantity } from "./quantity.js";
+import type { Quantity } from "./quantity.js";
 import { regexpProblem } from "./regexp-guard.js";
 import { registerQuantityAndSemver } from "./libraries.js";
 import { type AstNode, type Evaluator, activeMeter, charge, instrument } from "./metering.js";

@@ -1,7 +1,7 @@
 // metadata.managedFields as the Kubernetes API server keeps it (k8s.io/apimachinery/pkg/util/managedfields
 // and its internal package): entries are decoded into field sets per manager identifier, updated by an
 // Update or an Apply, capped, stripped of server-owned metadata, and encoded back, sorted.
-import { type FieldError, type FieldPath, type Shape, StatusError, failure, fieldError, goQuote, rfc3339 } from "@orch/machinery";
+import { type FieldError, type FieldPath, type Shape, type StatusError, failure, fieldError, goQuote, rfc3339 } from "@orch/machinery";
 import { type Path, type PathElement, pathText } from "./path.js";
 import { FieldSet } from "./set.js";
 import { ShapeError, compare } from "./typed.js";

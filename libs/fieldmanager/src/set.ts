@@ -5,7 +5,7 @@
 import {
   type Path,
   type PathElement,
-  PathElementError,
+  type PathElementError,
   compareElements,
   deserializeElement,
   serializeElement,

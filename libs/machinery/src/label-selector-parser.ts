@@ -16,7 +16,7 @@ import {
 import { SelectorError } from "./selector-error.js";
 import { compareUtf8 } from "./utf8.js";
 
-const enum Token {
+enum Token {
   Error,
   EndOfString,
   ClosedPar,
@@ -115,7 +115,7 @@ class Lexer {
   }
 }
 
-const enum Context {
+enum Context {
   KeyAndOperator,
   Values,
 }

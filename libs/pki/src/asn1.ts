@@ -97,7 +97,7 @@ export function encodeIp(ip: string): Uint8Array {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted?.[1]) {
     const [a = 0, b = 0, c = 0, d = 0] = dotted[1].split(".").map(Number);
-    text = text.slice(0, dotted.index) + ((a << 8) | b).toString(16) + ":" + ((c << 8) | d).toString(16);
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
   const [head = "", tail] = text.split("::");
   const left = head ? head.split(":") : [];

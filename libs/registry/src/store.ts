@@ -9,7 +9,6 @@ import {
   failure,
   fieldError,
   generateName,
-  qualifiedKind,
   jsonEqual,
   rfc3339,
   success,
@@ -648,7 +647,7 @@ export class ResourceStore {
   async delete(
     namespace: string,
     name: string,
-    ctx: RequestContext,
+    _ctx: RequestContext,
     options: DeleteOptions,
     dryRun: boolean,
     guarded = true,

@@ -15,7 +15,7 @@ export function aggregatedRules(role: ClusterRole & ObjectHeader, all: readonly 
   const rules: PolicyRule[] = [];
   const sorted = [...all].sort((a, b) => ((a.metadata.name ?? "") < (b.metadata.name ?? "") ? -1 : 1));
   for (const selectorObject of role.aggregationRule?.clusterRoleSelectors ?? []) {
-    let selector;
+    let selector: ReturnType<typeof labelSelectorFromObject>;
     try {
       selector = labelSelectorFromObject(selectorObject);
     } catch {

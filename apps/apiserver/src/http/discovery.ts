@@ -130,5 +130,5 @@ export function aggregatedDiscovery(registry: KindRegistry, core: boolean) {
 }
 
 export function wantsAggregated(accept: string | undefined): boolean {
-  return !!accept && accept.split(",").some((r) => /as=APIGroupDiscoveryList/.test(r) && /v=v2(;|$|\s)/.test(r.replace(/\s/g, "") + ";"));
+  return !!accept && accept.split(",").some((r) => /as=APIGroupDiscoveryList/.test(r) && /v=v2(;|$|\s)/.test(`${r.replace(/\s/g, "")};`));
 }

@@ -346,7 +346,7 @@ class DeploymentSync {
     // A reported lack of progress is not overwritten by a pause.
     if (condition?.reason === Reason.timedOut) return;
     const pausedReported = condition?.reason === Reason.paused;
-    let next;
+    let next: ReturnType<typeof newCondition> | undefined;
     if (d.spec.paused && !pausedReported) next = newCondition("Progressing", "Unknown", Reason.paused, "Deployment is paused", this.now);
     else if (!d.spec.paused && pausedReported) next = newCondition("Progressing", "Unknown", Reason.resumed, "Deployment is resumed", this.now);
     if (!next) return;

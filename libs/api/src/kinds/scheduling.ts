@@ -1,6 +1,6 @@
 // scheduling.{api_domain}/v1 kinds orch serves: PriorityClass.
 // Mirrors k8s.io/api/scheduling/v1/types.go; defaults from pkg/apis/scheduling/v1/defaults.go.
-import * as v from "valibot";
+import type * as v from "valibot";
 import { objectOf } from "../meta.js";
 import { bool, int32, opt, str } from "../schema.js";
 import { listOf } from "./meta-list.js";

@@ -36,6 +36,7 @@ import { EVENTS_PREFIX, EVENTS_STREAM, REVISION_HEADER, type EventEnvelope, enco
 import {
   AckPolicy,
   type Consumer,
+  type ConsumerInfo,
   type ConsumerMessages,
   DeliverPolicy,
   Events,
@@ -226,7 +227,7 @@ export class NatsEventSource<T extends KubeObject> implements EventSource<T> {
 
   /** Step 2 (and the delivery count of step 3), with no pull outstanding. */
   private async check(s: Session<T>, position: Position): Promise<Verdict> {
-    let consumer;
+    let consumer: ConsumerInfo;
     try {
       consumer = await s.link.request(s.signal, () => s.jsm.consumers.info(this.stream, position.consumer));
     } catch (e) {

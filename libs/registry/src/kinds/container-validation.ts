@@ -334,7 +334,7 @@ function validateVolumeDevices(
     if (!vol) errs.push(fieldError.notFound(at.child("name"), d.name));
     if (!d.devicePath) errs.push(fieldError.required(at.child("devicePath")));
     if (paths.has(d.devicePath)) errs.push(fieldError.invalid(at.child("devicePath"), d.devicePath, "must be unique"));
-    if (d.devicePath && d.devicePath.split("/").includes("..")) {
+    if (d.devicePath?.split("/").includes("..")) {
       errs.push(fieldError.invalid(at.child("devicePath"), d.devicePath, "can not contain backsteps ('..')"));
     } else paths.add(d.devicePath);
     if (mountNames.has(d.name)) errs.push(fieldError.invalid(at.child("name"), d.name, "must not already exist in volumeMounts"));
