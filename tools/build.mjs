@@ -28,7 +28,9 @@ await Promise.all(
       sourcemap: "linked",
       // Native and dynamically-loaded packages stay in node_modules.
       external: ["better-sqlite3"],
-      banner: { js: "import { createRequire as __orchCreateRequire } from 'node:module'; const require = __orchCreateRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __orchCreateRequire } from 'node:module'; const require = __orchCreateRequire(import.meta.url);",
+      },
       logLevel: "warning",
     }),
   ),

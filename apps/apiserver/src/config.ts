@@ -77,10 +77,14 @@ function serviceAccountsFromEnv(env: NodeJS.ProcessEnv): ServiceAccountConfig {
   // Kubernetes' rule for --service-account-issuer: anything with a colon must be a URL.
   if (issuer?.includes(":") && !URL.canParse(issuer)) throw new Error(`ORCH_SA_ISSUER contains a ':' but is not a URL: ${issuer}`);
   const flag = (env.ORCH_SA_DISCOVERY_PUBLIC ?? "").toLowerCase();
-  if (!["", "true", "false"].includes(flag)) throw new Error(`ORCH_SA_DISCOVERY_PUBLIC must be "true" or "false", not ${JSON.stringify(flag)}`);
+  if (!["", "true", "false"].includes(flag))
+    throw new Error(`ORCH_SA_DISCOVERY_PUBLIC must be "true" or "false", not ${JSON.stringify(flag)}`);
   return serviceAccountDefaults({
     ...(issuer ? { issuer } : {}),
-    audiences: (env.ORCH_API_AUDIENCES ?? "").split(",").map((a) => a.trim()).filter(Boolean),
+    audiences: (env.ORCH_API_AUDIENCES ?? "")
+      .split(",")
+      .map((a) => a.trim())
+      .filter(Boolean),
     maxExpirationSeconds: max,
     ...(env.ORCH_SA_JWKS_URI ? { jwksUri: env.ORCH_SA_JWKS_URI } : {}),
     publicDiscovery: flag === "true",
@@ -109,7 +113,10 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
       ? {
           requestHeader: {
             clientCaFile: resolve(env.ORCH_REQUESTHEADER_CLIENT_CA_FILE),
-            allowedNames: (env.ORCH_REQUESTHEADER_ALLOWED_NAMES ?? "").split(",").map((n) => n.trim()).filter(Boolean),
+            allowedNames: (env.ORCH_REQUESTHEADER_ALLOWED_NAMES ?? "")
+              .split(",")
+              .map((n) => n.trim())
+              .filter(Boolean),
           },
         }
       : {}),

@@ -31,8 +31,7 @@ interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
-const ownerUids = (obj: ObjectHeader): string[] =>
-  ((obj.metadata.ownerReferences ?? []) as OwnerReference[]).map((r) => r.uid);
+const ownerUids = (obj: ObjectHeader): string[] => ((obj.metadata.ownerReferences ?? []) as OwnerReference[]).map((r) => r.uid);
 
 const RETRY_MS = 1000;
 

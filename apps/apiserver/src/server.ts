@@ -145,7 +145,12 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   const rbacGroup = config.profile.group("rbac.authorization");
   const authorizer = await RbacAuthorizer.start(storage, rbacGroup);
   await ensureBootstrapPolicy(config.profile, registry, storeFor, systemContext());
-  const aggregator = new ClusterRoleAggregator(authorizer, storeFor(registry.lookup(rbacGroup, "v1", "clusterroles")!), systemContext, log.child("cluster-role-aggregation"));
+  const aggregator = new ClusterRoleAggregator(
+    authorizer,
+    storeFor(registry.lookup(rbacGroup, "v1", "clusterroles")!),
+    systemContext,
+    log.child("cluster-role-aggregation"),
+  );
   let ready = false;
   const app = createApp({
     registry,

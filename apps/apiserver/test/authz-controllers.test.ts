@@ -20,10 +20,19 @@ function controller(app: string): Client {
   const cluster = config.clusters[0].cluster;
   expect(cluster.server).toBe(t.server.url);
   const pem = (b64: string) => Buffer.from(b64, "base64").toString("utf8");
-  return new Client(t.server.url, { ca: pem(cluster["certificate-authority-data"]), cert: pem(user["client-certificate-data"]), key: pem(user["client-key-data"]) });
+  return new Client(t.server.url, {
+    ca: pem(cluster["certificate-authority-data"]),
+    cert: pem(user["client-certificate-data"]),
+    key: pem(user["client-key-data"]),
+  });
 }
 
-const lease = (name: string) => ({ apiVersion: "coordination.orch.io/v1", kind: "Lease", metadata: { name }, spec: { holderIdentity: name } });
+const lease = (name: string) => ({
+  apiVersion: "coordination.orch.io/v1",
+  kind: "Lease",
+  metadata: { name },
+  spec: { holderIdentity: name },
+});
 
 async function csr(signerName: string, usages = ["digital signature", "client auth"]) {
   const r = await t.api.post(CSRS, {
@@ -63,7 +72,10 @@ describe("controller identities", () => {
     const approver = controller("csr-approver");
     expect((await approver.get(CSRS)).status).toBe(200);
     const custom = await csr("example.com/custom");
-    const approve = (obj: any) => ({ ...obj, status: { conditions: [{ type: "Approved", status: "True", reason: "AutoApproved", message: "ok" }] } });
+    const approve = (obj: any) => ({
+      ...obj,
+      status: { conditions: [{ type: "Approved", status: "True", reason: "AutoApproved", message: "ok" }] },
+    });
     const denied = await approver.put(`${CSRS}/${custom.metadata.name}/approval`, approve(custom));
     expect(denied.status).toBe(403);
     expect(denied.body.message).toContain('user not permitted to approve requests with signerName "example.com/custom"');
@@ -71,7 +83,10 @@ describe("controller identities", () => {
     const review = await approver.post("/apis/authorization.orch.io/v1/subjectaccessreviews", {
       apiVersion: "authorization.orch.io/v1",
       kind: "SubjectAccessReview",
-      spec: { user: "someone", resourceAttributes: { group: CERTS, resource: "certificatesigningrequests", subresource: "nodeclient", verb: "create" } },
+      spec: {
+        user: "someone",
+        resourceAttributes: { group: CERTS, resource: "certificatesigningrequests", subresource: "nodeclient", verb: "create" },
+      },
     });
     expect(review.status).toBe(201);
     expect((await approver.get("/api/v1/secrets")).status).toBe(403);
@@ -124,7 +139,11 @@ describe("controller identities", () => {
       apiVersion: "apps/v1",
       kind: "ReplicaSet",
       metadata: { name: "web-1" },
-      spec: { replicas: 0, selector: { matchLabels: { app: "web" } }, template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "nginx" }] } } },
+      spec: {
+        replicas: 0,
+        selector: { matchLabels: { app: "web" } },
+        template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "nginx" }] } },
+      },
     });
     expect(rs.status, rs.text).toBe(201);
     expect((await deployments.delete("/apis/apps/v1/namespaces/default/replicasets/web-1")).status).toBe(200);
@@ -137,7 +156,10 @@ describe("controller identities", () => {
       apiVersion: "apps/v1",
       kind: "Deployment",
       metadata: { name: "rev" },
-      spec: { selector: { matchLabels: { app: "rev" } }, template: { metadata: { labels: { app: "rev" } }, spec: { containers: [{ name: "c", image: "nginx" }] } } },
+      spec: {
+        selector: { matchLabels: { app: "rev" } },
+        template: { metadata: { labels: { app: "rev" } }, spec: { containers: [{ name: "c", image: "nginx" }] } },
+      },
     });
     expect(created.status, created.text).toBe(201);
     const deployments = controller("deployment-controller");

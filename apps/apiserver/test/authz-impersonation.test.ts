@@ -17,7 +17,9 @@ async function grantAlice(rules: unknown[], namespace?: string): Promise<void> {
   const name = `alice-imp-${++counter}`;
   const base = namespace ? `/apis/${RBAC}/v1/namespaces/${namespace}` : `/apis/${RBAC}/v1`;
   const kind = namespace ? "Role" : "ClusterRole";
-  expect((await t.api.post(`${base}/${kind.toLowerCase()}s`, { apiVersion: `${RBAC}/v1`, kind, metadata: { name }, rules })).status).toBe(201);
+  expect((await t.api.post(`${base}/${kind.toLowerCase()}s`, { apiVersion: `${RBAC}/v1`, kind, metadata: { name }, rules })).status).toBe(
+    201,
+  );
   const binding = {
     apiVersion: `${RBAC}/v1`,
     kind: `${kind}Binding`,
@@ -52,7 +54,9 @@ describe("impersonation", () => {
   it("checks each group, and takes the groups given as the whole list", async () => {
     await grantAlice([{ apiGroups: [""], resources: ["users"], verbs: ["impersonate"], resourceNames: ["dave"] }]);
     const denied = await whoami({ "Impersonate-User": "dave", "Impersonate-Group": "ops" });
-    expect(denied.body.message).toBe('groups "ops" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope');
+    expect(denied.body.message).toBe(
+      'groups "ops" is forbidden: User "alice" cannot impersonate resource "groups" in API group "" at the cluster scope',
+    );
     await grantAlice([{ apiGroups: [""], resources: ["groups"], verbs: ["impersonate"] }]);
     const client = alice();
     // Two Impersonate-Group headers: two groups.
@@ -82,8 +86,12 @@ describe("impersonation", () => {
     await grantAlice([{ apiGroups: [""], resources: ["users"], verbs: ["impersonate"], resourceNames: ["erin"] }]);
     const headers = { "Impersonate-User": "erin", "Impersonate-Extra-Scopes": "read", "Impersonate-Extra-Example.com%2FTeam": "blue" };
     const denied = await whoami(headers);
-    expect(denied.body.message).toMatch(/^userextras\.authentication\.orch\.io "(read|blue)" is forbidden: User "alice" cannot impersonate resource "userextras\/(scopes|example\.com\/team)" in API group "authentication\.orch\.io" at the cluster scope$/);
-    await grantAlice([{ apiGroups: [AUTHN], resources: ["userextras/scopes", "userextras/example.com/team", "uids"], verbs: ["impersonate"] }]);
+    expect(denied.body.message).toMatch(
+      /^userextras\.authentication\.orch\.io "(read|blue)" is forbidden: User "alice" cannot impersonate resource "userextras\/(scopes|example\.com\/team)" in API group "authentication\.orch\.io" at the cluster scope$/,
+    );
+    await grantAlice([
+      { apiGroups: [AUTHN], resources: ["userextras/scopes", "userextras/example.com/team", "uids"], verbs: ["impersonate"] },
+    ]);
     const r = await whoami({ ...headers, "Impersonate-Uid": "u-42" });
     expect(r.status, r.text).toBe(201);
     expect(r.body.status.userInfo).toEqual({
@@ -97,7 +105,10 @@ describe("impersonation", () => {
   it("refuses groups, extras or a uid without a user (500, as Kubernetes)", async () => {
     const r = await whoami({ "Impersonate-Group": "ops" }, t.api);
     expect(r.status).toBe(500);
-    expect(r.body).toMatchObject({ reason: "InternalError", message: "Internal error occurred: requested [{Group  ops    }] without impersonating a user" });
+    expect(r.body).toMatchObject({
+      reason: "InternalError",
+      message: "Internal error occurred: requested [{Group  ops    }] without impersonating a user",
+    });
   });
 
   it("lets the admin impersonate anyone", async () => {

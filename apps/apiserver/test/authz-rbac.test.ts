@@ -23,7 +23,12 @@ const clusterRole = (name: string, rules: unknown[], extra: Record<string, unkno
   rules,
   ...extra,
 });
-const binding = (kind: "RoleBinding" | "ClusterRoleBinding", name: string, roleRef: { kind: string; name: string }, subjects: unknown[]) => ({
+const binding = (
+  kind: "RoleBinding" | "ClusterRoleBinding",
+  name: string,
+  roleRef: { kind: string; name: string },
+  subjects: unknown[],
+) => ({
   apiVersion: `${RBAC}/v1`,
   kind,
   metadata: { name },
@@ -71,7 +76,9 @@ describe("denials", () => {
       'deployments.apps "web" is forbidden: User "alice" cannot update resource "deployments/status" in API group "apps" in the namespace "default"',
     );
     const watch = await alice().get("/api/v1/secrets?watch=true");
-    expect(watch.body.message).toBe('secrets is forbidden: User "alice" cannot watch resource "secrets" in API group "" at the cluster scope');
+    expect(watch.body.message).toBe(
+      'secrets is forbidden: User "alice" cannot watch resource "secrets" in API group "" at the cluster scope',
+    );
   });
 
   it("answers a path nobody allows with the non-resource message", async () => {
@@ -91,7 +98,11 @@ describe("denials", () => {
 
   it("says which role a binding names is missing", async () => {
     const ns = await freshNamespace(t.api);
-    await created(t.api, roleBindings(ns), binding("RoleBinding", "dangling", { kind: "ClusterRole", name: "nope" }, [userSubject("alice")]));
+    await created(
+      t.api,
+      roleBindings(ns),
+      binding("RoleBinding", "dangling", { kind: "ClusterRole", name: "nope" }, [userSubject("alice")]),
+    );
     const r = await alice().get(`/api/v1/namespaces/${ns}/pods`);
     expect(r.body.message).toBe(
       `pods is forbidden: User "alice" cannot list resource "pods" in API group "" in the namespace "${ns}": RBAC: clusterrole.${RBAC} "nope" not found`,
@@ -104,12 +115,18 @@ describe("grants", () => {
     const ns = await grantAlice([{ apiGroups: [""], resources: ["secrets"], verbs: ["get", "list"] }]);
     expect((await alice().get(`/api/v1/namespaces/${ns}/secrets`)).status).toBe(200);
     expect((await alice().get("/api/v1/namespaces/default/secrets")).status).toBe(403);
-    expect((await alice().post(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: "v1", kind: "Secret", metadata: { name: "s" } })).status).toBe(403);
+    expect(
+      (await alice().post(`/api/v1/namespaces/${ns}/secrets`, { apiVersion: "v1", kind: "Secret", metadata: { name: "s" } })).status,
+    ).toBe(403);
   });
 
   it("grants to groups and service accounts, and stops when the binding is deleted", async () => {
     const ns = await freshNamespace(t.api);
-    await created(t.api, roleBindings(ns), binding("RoleBinding", "devs", { kind: "ClusterRole", name: "view" }, [{ kind: "Group", name: "devs" }]));
+    await created(
+      t.api,
+      roleBindings(ns),
+      binding("RoleBinding", "devs", { kind: "ClusterRole", name: "view" }, [{ kind: "Group", name: "devs" }]),
+    );
     expect((await bob().get(`/api/v1/namespaces/${ns}/pods`)).status).toBe(200);
     expect((await alice().get(`/api/v1/namespaces/${ns}/pods`)).status).toBe(403);
     expect((await t.api.delete(`${roleBindings(ns)}/devs`)).status).toBe(200);
@@ -136,8 +153,13 @@ describe("validation of the RBAC kinds", () => {
         'rules[1].nonResourceURLs: Invalid value: ["/x"]: namespaced rules cannot apply to non-resource URLs]',
     );
     const mixed = await t.api.post(clusterRoles, clusterRole("mixed", [{ verbs: ["get"], apiGroups: [""], nonResourceURLs: ["/x"] }]));
-    expect(mixed.body.message).toContain('rules[0].nonResourceURLs: Invalid value: ["/x"]: rules cannot apply to both regular resources and non-resource URLs');
-    const names = await t.api.post(clusterRoles, clusterRole("names", [{ verbs: ["get"], apiGroups: [""], resources: ["a", "b"], resourceNames: ["x"] }]));
+    expect(mixed.body.message).toContain(
+      'rules[0].nonResourceURLs: Invalid value: ["/x"]: rules cannot apply to both regular resources and non-resource URLs',
+    );
+    const names = await t.api.post(
+      clusterRoles,
+      clusterRole("names", [{ verbs: ["get"], apiGroups: [""], resources: ["a", "b"], resourceNames: ["x"] }]),
+    );
     expect(names.body.message).toContain("rules[0].resourceNames: Required value: resource names cannot apply to multiple resources");
     const slash = await t.api.post(clusterRoles, clusterRole("a/b", []));
     expect(slash.status).toBe(422);
@@ -149,22 +171,38 @@ describe("validation of the RBAC kinds", () => {
   it("checks an aggregationRule's selectors", async () => {
     const r = await t.api.post(clusterRoles, clusterRole("agg-bad", [], { aggregationRule: { clusterRoleSelectors: [] } }));
     expect(r.status).toBe(422);
-    expect(r.body.message).toContain("aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil");
+    expect(r.body.message).toContain(
+      "aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil",
+    );
   });
 
   it("checks roleRef and subjects, defaults the RBAC group, and never changes roleRef", async () => {
     const ns = await freshNamespace(t.api);
     const bad = await t.api.post(roleBindings(ns), {
-      ...binding("RoleBinding", "bad", { kind: "Thing", name: "" }, [{ kind: "Robot", name: "r" }, { kind: "ServiceAccount", name: "sa", apiGroup: "x" }]),
+      ...binding("RoleBinding", "bad", { kind: "Thing", name: "" }, [
+        { kind: "Robot", name: "r" },
+        { kind: "ServiceAccount", name: "sa", apiGroup: "x" },
+      ]),
     });
     expect(bad.status).toBe(422);
     expect(bad.body.details.causes).toEqual([
-      { reason: "FieldValueNotSupported", message: 'Unsupported value: "Thing": supported values: "Role", "ClusterRole"', field: "roleRef.kind" },
+      {
+        reason: "FieldValueNotSupported",
+        message: 'Unsupported value: "Thing": supported values: "Role", "ClusterRole"',
+        field: "roleRef.kind",
+      },
       { reason: "FieldValueRequired", message: "Required value", field: "roleRef.name" },
-      { reason: "FieldValueNotSupported", message: 'Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"', field: "subjects[0].kind" },
+      {
+        reason: "FieldValueNotSupported",
+        message: 'Unsupported value: "Robot": supported values: "ServiceAccount", "User", "Group"',
+        field: "subjects[0].kind",
+      },
       { reason: "FieldValueNotSupported", message: 'Unsupported value: "x": supported values: ""', field: "subjects[1].apiGroup" },
     ]);
-    const cluster = await t.api.post(clusterRoleBindings, binding("ClusterRoleBinding", `sa-${ns}`, { kind: "Role", name: "x" }, [{ kind: "ServiceAccount", name: "sa" }]));
+    const cluster = await t.api.post(
+      clusterRoleBindings,
+      binding("ClusterRoleBinding", `sa-${ns}`, { kind: "Role", name: "x" }, [{ kind: "ServiceAccount", name: "sa" }]),
+    );
     expect(cluster.body.details.causes).toEqual([
       { reason: "FieldValueNotSupported", message: 'Unsupported value: "Role": supported values: "ClusterRole"', field: "roleRef.kind" },
       { reason: "FieldValueRequired", message: "Required value", field: "subjects[0].namespace" },
@@ -175,10 +213,16 @@ describe("validation of the RBAC kinds", () => {
       kind: "RoleBinding",
       metadata: { name: "ok" },
       roleRef: { kind: "ClusterRole", name: "view" },
-      subjects: [{ kind: "User", name: "alice" }, { kind: "ServiceAccount", name: "robot" }],
+      subjects: [
+        { kind: "User", name: "alice" },
+        { kind: "ServiceAccount", name: "robot" },
+      ],
     });
     expect(ok.roleRef.apiGroup).toBe(RBAC);
-    expect(ok.subjects).toEqual([{ kind: "User", apiGroup: RBAC, name: "alice" }, { kind: "ServiceAccount", name: "robot" }]);
+    expect(ok.subjects).toEqual([
+      { kind: "User", apiGroup: RBAC, name: "alice" },
+      { kind: "ServiceAccount", name: "robot" },
+    ]);
     const changed = await t.api.put(`${roleBindings(ns)}/ok`, { ...ok, roleRef: { ...ok.roleRef, name: "edit" } });
     expect(changed.status).toBe(422);
     expect(changed.body.details.causes).toEqual([
@@ -198,7 +242,10 @@ describe("escalation prevention", () => {
   it("lets a caller create a Role with rules it holds, and refuses more with Kubernetes' message", async () => {
     const ns = await grantAlice([manageRoles, readPods]);
     expect((await alice().post(roles(ns), role("readers", [readPods]))).status).toBe(201);
-    const r = await alice().post(roles(ns), role("writers", [{ apiGroups: [""], resources: ["pods", "secrets"], verbs: ["get", "delete"] }]));
+    const r = await alice().post(
+      roles(ns),
+      role("writers", [{ apiGroups: [""], resources: ["pods", "secrets"], verbs: ["get", "delete"] }]),
+    );
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ reason: "Forbidden", details: { name: "writers", group: RBAC, kind: "roles" } });
     expect(r.body.message).toBe(
@@ -219,28 +266,62 @@ describe("escalation prevention", () => {
   it("lets a caller bind a role it could have written, or one it may `bind`, and nothing else", async () => {
     const ns = await grantAlice([manageRoles, readPods]);
     await created(t.api, roles(ns), role("pod-reader", [readPods]));
-    expect((await alice().post(roleBindings(ns), binding("RoleBinding", "b1", { kind: "Role", name: "pod-reader" }, [userSubject("bob")]))).status).toBe(201);
-    const edit = await alice().post(roleBindings(ns), binding("RoleBinding", "b2", { kind: "ClusterRole", name: "edit" }, [userSubject("bob")]));
+    expect(
+      (await alice().post(roleBindings(ns), binding("RoleBinding", "b1", { kind: "Role", name: "pod-reader" }, [userSubject("bob")])))
+        .status,
+    ).toBe(201);
+    const edit = await alice().post(
+      roleBindings(ns),
+      binding("RoleBinding", "b2", { kind: "ClusterRole", name: "edit" }, [userSubject("bob")]),
+    );
     expect(edit.status).toBe(403);
     expect(edit.body.message).toMatch(
-      new RegExp(`^rolebindings\\.${RBAC.replace(/\./g, "\\.")} "b2" is forbidden: user "alice" \\(groups=\\["system:authenticated"\\]\\) is attempting to grant RBAC permissions not currently held:\\n`),
+      new RegExp(
+        `^rolebindings\\.${RBAC.replace(/\./g, "\\.")} "b2" is forbidden: user "alice" \\(groups=\\["system:authenticated"\\]\\) is attempting to grant RBAC permissions not currently held:\\n`,
+      ),
     );
-    const missing = await alice().post(roleBindings(ns), binding("RoleBinding", "b3", { kind: "Role", name: "nope" }, [userSubject("bob")]));
+    const missing = await alice().post(
+      roleBindings(ns),
+      binding("RoleBinding", "b3", { kind: "Role", name: "nope" }, [userSubject("bob")]),
+    );
     expect(missing.status).toBe(404);
     expect(missing.body.message).toBe(`roles.${RBAC} "nope" not found`);
 
-    await created(t.api, roles(ns), role("binder", [{ apiGroups: [RBAC], resources: ["clusterroles"], verbs: ["bind"], resourceNames: ["edit"] }]));
-    await created(t.api, roleBindings(ns), binding("RoleBinding", "alice-binder", { kind: "Role", name: "binder" }, [userSubject("alice")]));
-    expect((await alice().post(roleBindings(ns), binding("RoleBinding", "b2", { kind: "ClusterRole", name: "edit" }, [userSubject("bob")]))).status).toBe(201);
-    expect((await alice().post(roleBindings(ns), binding("RoleBinding", "b4", { kind: "ClusterRole", name: "admin" }, [userSubject("bob")]))).status).toBe(403);
+    await created(
+      t.api,
+      roles(ns),
+      role("binder", [{ apiGroups: [RBAC], resources: ["clusterroles"], verbs: ["bind"], resourceNames: ["edit"] }]),
+    );
+    await created(
+      t.api,
+      roleBindings(ns),
+      binding("RoleBinding", "alice-binder", { kind: "Role", name: "binder" }, [userSubject("alice")]),
+    );
+    expect(
+      (await alice().post(roleBindings(ns), binding("RoleBinding", "b2", { kind: "ClusterRole", name: "edit" }, [userSubject("bob")])))
+        .status,
+    ).toBe(201);
+    expect(
+      (await alice().post(roleBindings(ns), binding("RoleBinding", "b4", { kind: "ClusterRole", name: "admin" }, [userSubject("bob")])))
+        .status,
+    ).toBe(403);
   });
 
   it("keeps aggregationRule for cluster admins", async () => {
     await created(t.api, clusterRoles, clusterRole("role-maker", [{ apiGroups: [RBAC], resources: ["clusterroles"], verbs: ["create"] }]));
-    await created(t.api, clusterRoleBindings, binding("ClusterRoleBinding", "alice-role-maker", { kind: "ClusterRole", name: "role-maker" }, [userSubject("alice")]));
-    const r = await alice().post(clusterRoles, clusterRole("gather", [], { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: "y" } }] } }));
+    await created(
+      t.api,
+      clusterRoleBindings,
+      binding("ClusterRoleBinding", "alice-role-maker", { kind: "ClusterRole", name: "role-maker" }, [userSubject("alice")]),
+    );
+    const r = await alice().post(
+      clusterRoles,
+      clusterRole("gather", [], { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { x: "y" } }] } }),
+    );
     expect(r.status).toBe(403);
-    expect(r.body.message).toBe(`clusterroles.${RBAC} "gather" is forbidden: must have cluster-admin privileges to use the aggregationRule`);
+    expect(r.body.message).toBe(
+      `clusterroles.${RBAC} "gather" is forbidden: must have cluster-admin privileges to use the aggregationRule`,
+    );
   });
 });
 
@@ -287,10 +368,19 @@ describe("access reviews", () => {
 
   it("answers may-I for any authenticated user", async () => {
     const ns = await grantAlice([{ apiGroups: ["apps"], resources: ["deployments"], verbs: ["list"] }]);
-    const yes = await alice().post(selfReviews, ssar({ resourceAttributes: { namespace: ns, verb: "list", group: "apps", resource: "deployments" } }));
+    const yes = await alice().post(
+      selfReviews,
+      ssar({ resourceAttributes: { namespace: ns, verb: "list", group: "apps", resource: "deployments" } }),
+    );
     expect(yes.status).toBe(201);
-    expect(yes.body.status).toEqual({ allowed: true, reason: `RBAC: allowed by RoleBinding "alice/${ns}" of Role "alice" to User "alice"` });
-    const no = await alice().post(selfReviews, ssar({ resourceAttributes: { namespace: ns, verb: "delete", group: "apps", resource: "deployments" } }));
+    expect(yes.body.status).toEqual({
+      allowed: true,
+      reason: `RBAC: allowed by RoleBinding "alice/${ns}" of Role "alice" to User "alice"`,
+    });
+    const no = await alice().post(
+      selfReviews,
+      ssar({ resourceAttributes: { namespace: ns, verb: "delete", group: "apps", resource: "deployments" } }),
+    );
     expect(no.body.status).toEqual({ allowed: false });
     const path = await alice().post(selfReviews, ssar({ nonResourceAttributes: { path: "/version", verb: "get" } }));
     expect(path.body.status.allowed).toBe(true);
@@ -311,7 +401,11 @@ describe("access reviews", () => {
 
   it("answers about another user for those allowed to ask, in a namespace with a LocalSubjectAccessReview", async () => {
     const ns = await grantAlice([{ apiGroups: [""], resources: ["pods"], verbs: ["get"] }]);
-    const sar = { apiVersion: `${AUTHZ}/v1`, kind: "SubjectAccessReview", spec: { user: "alice", resourceAttributes: { namespace: ns, verb: "get", resource: "pods" } } };
+    const sar = {
+      apiVersion: `${AUTHZ}/v1`,
+      kind: "SubjectAccessReview",
+      spec: { user: "alice", resourceAttributes: { namespace: ns, verb: "get", resource: "pods" } },
+    };
     const r = await t.api.post(`/apis/${AUTHZ}/v1/subjectaccessreviews`, sar);
     expect(r.status).toBe(201);
     expect(r.body.status.allowed).toBe(true);
@@ -324,10 +418,17 @@ describe("access reviews", () => {
     const local = `/apis/${AUTHZ}/v1/namespaces/${ns}/localsubjectaccessreviews`;
     const lsar = { ...sar, kind: "LocalSubjectAccessReview" };
     expect((await t.api.post(local, lsar)).body.status.allowed).toBe(true);
-    const elsewhere = await t.api.post(local, { ...lsar, spec: { ...lsar.spec, resourceAttributes: { ...sar.spec.resourceAttributes, namespace: "default" } } });
+    const elsewhere = await t.api.post(local, {
+      ...lsar,
+      spec: { ...lsar.spec, resourceAttributes: { ...sar.spec.resourceAttributes, namespace: "default" } },
+    });
     expect(elsewhere.status).toBe(422);
     expect(elsewhere.body.details.causes).toEqual([
-      { reason: "FieldValueInvalid", message: 'Invalid value: "default": must match metadata.namespace', field: "spec.resourceAttributes.namespace" },
+      {
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "default": must match metadata.namespace',
+        field: "spec.resourceAttributes.namespace",
+      },
     ]);
   });
 
@@ -341,9 +442,19 @@ describe("access reviews", () => {
     expect(r.status).toBe(201);
     expect(r.body.status.incomplete).toBe(false);
     expect(r.body.status.resourceRules).toContainEqual({ verbs: ["get", "list"], apiGroups: ["apps"], resources: ["deployments"] });
-    expect(r.body.status.resourceRules).toContainEqual({ verbs: ["create"], apiGroups: [AUTHZ], resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"] });
-    expect(r.body.status.nonResourceRules).toContainEqual(expect.objectContaining({ nonResourceURLs: expect.arrayContaining(["/api", "/version"]) }));
-    const none = await alice().post(`/apis/${AUTHZ}/v1/selfsubjectrulesreviews`, { apiVersion: `${AUTHZ}/v1`, kind: "SelfSubjectRulesReview", spec: {} });
+    expect(r.body.status.resourceRules).toContainEqual({
+      verbs: ["create"],
+      apiGroups: [AUTHZ],
+      resources: ["selfsubjectaccessreviews", "selfsubjectrulesreviews"],
+    });
+    expect(r.body.status.nonResourceRules).toContainEqual(
+      expect.objectContaining({ nonResourceURLs: expect.arrayContaining(["/api", "/version"]) }),
+    );
+    const none = await alice().post(`/apis/${AUTHZ}/v1/selfsubjectrulesreviews`, {
+      apiVersion: `${AUTHZ}/v1`,
+      kind: "SelfSubjectRulesReview",
+      spec: {},
+    });
     expect(none.status).toBe(400);
     expect(none.body.message).toBe("no namespace on request");
   });

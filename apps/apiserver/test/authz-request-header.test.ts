@@ -21,7 +21,12 @@ let server: RunningApiserver;
 let clusterCa: string;
 const proxyCa = await createCA({ commonName: "front-proxy-ca" });
 const issue = async (commonName: string) =>
-  (await issueCertificate({ ca: proxyCa, subject: { commonName }, usages: ["digital signature", "client auth"], validitySeconds: 3600 })) as {
+  (await issueCertificate({
+    ca: proxyCa,
+    subject: { commonName },
+    usages: ["digital signature", "client auth"],
+    validitySeconds: 3600,
+  })) as {
     certPem: string;
     keyPem: string;
   };
@@ -65,7 +70,9 @@ describe("request-header authentication", () => {
     });
     // The user is authorized as itself: nobody granted frank anything.
     const pods = await proxy.get("/api/v1/namespaces/default/pods", { headers: { "X-Remote-User": "frank" } });
-    expect(pods.body.message).toBe('pods is forbidden: User "frank" cannot list resource "pods" in API group "" in the namespace "default"');
+    expect(pods.body.message).toBe(
+      'pods is forbidden: User "frank" cannot list resource "pods" in API group "" in the namespace "default"',
+    );
     // Without X-Remote-User the proxy is nobody.
     expect((await whoami(proxy)).status).toBe(401);
     proxy.close();
@@ -93,7 +100,11 @@ describe("request-header authentication", () => {
     const plain = await startTestServer();
     try {
       const cert = await issue("front-proxy");
-      const proxy = new Client(plain.server.url, { ca: readFileSync(join(plain.dataDir, "pki", "ca.crt"), "utf8"), cert: cert.certPem, key: cert.keyPem });
+      const proxy = new Client(plain.server.url, {
+        ca: readFileSync(join(plain.dataDir, "pki", "ca.crt"), "utf8"),
+        cert: cert.certPem,
+        key: cert.keyPem,
+      });
       expect((await whoami(proxy, { "X-Remote-User": "frank" })).status).toBe(401);
       proxy.close();
     } finally {

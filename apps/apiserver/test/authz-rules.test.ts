@@ -12,8 +12,12 @@ const rule = (verbs: string[], apiGroups: string[], resources: string[], resourc
   resources,
   ...(resourceNames ? { resourceNames } : {}),
 });
-const request = (verb: string, apiGroup: string, resource: string, extra: { subresource?: string; name?: string; namespace?: string } = {}) =>
-  resourceAttributes(user, verb, { apiGroup, resource, ...extra });
+const request = (
+  verb: string,
+  apiGroup: string,
+  resource: string,
+  extra: { subresource?: string; name?: string; namespace?: string } = {},
+) => resourceAttributes(user, verb, { apiGroup, resource, ...extra });
 const path = (verb: string, p: string): AuthorizationAttributes => ({ user, verb, resourceRequest: false, path: p });
 
 describe("rule matching", () => {
@@ -80,7 +84,9 @@ describe("escalation coverage", () => {
   it("covers non-resource URLs by prefix", () => {
     const owner: PolicyRule[] = [{ verbs: ["get"], nonResourceURLs: ["/logs/*"] }];
     expect(uncovered(owner, [{ verbs: ["get"], nonResourceURLs: ["/logs/a", "/logs/*"] }])).toEqual([]);
-    expect(uncovered(owner, [{ verbs: ["get"], nonResourceURLs: ["/metrics"] }])).toEqual([{ verbs: ["get"], nonResourceURLs: ["/metrics"] }]);
+    expect(uncovered(owner, [{ verbs: ["get"], nonResourceURLs: ["/metrics"] }])).toEqual([
+      { verbs: ["get"], nonResourceURLs: ["/metrics"] },
+    ]);
   });
 
   it("prints a rule as Kubernetes' escalation message does", () => {

@@ -17,7 +17,12 @@ let counter = 0;
 /** Gives carol a fresh ClusterRole with `rules` (on top of whatever she had). */
 async function grantCarol(rules: unknown[]): Promise<void> {
   const name = `carol-${++counter}`;
-  const role = await t.api.post(`/apis/${RBAC}/v1/clusterroles`, { apiVersion: `${RBAC}/v1`, kind: "ClusterRole", metadata: { name }, rules });
+  const role = await t.api.post(`/apis/${RBAC}/v1/clusterroles`, {
+    apiVersion: `${RBAC}/v1`,
+    kind: "ClusterRole",
+    metadata: { name },
+    rules,
+  });
   expect(role.status, role.text).toBe(201);
   const binding = await t.api.post(`/apis/${RBAC}/v1/clusterrolebindings`, {
     apiVersion: `${RBAC}/v1`,
@@ -29,7 +34,12 @@ async function grantCarol(rules: unknown[]): Promise<void> {
   expect(binding.status, binding.text).toBe(201);
 }
 
-const signers = (verb: string, ...resourceNames: string[]) => ({ apiGroups: [CERTS], resources: ["signers"], verbs: [verb], resourceNames });
+const signers = (verb: string, ...resourceNames: string[]) => ({
+  apiGroups: [CERTS],
+  resources: ["signers"],
+  verbs: [verb],
+  resourceNames,
+});
 
 async function csr(signerName: string): Promise<any> {
   const r = await t.api.post(CSRS, {
@@ -75,7 +85,10 @@ describe("sign", () => {
     const current = (await t.api.put(`${CSRS}/${req.metadata.name}/approval`, approved(req))).body;
     const failed = {
       ...current,
-      status: { ...current.status, conditions: [...current.status.conditions, { type: "Failed", status: "True", reason: "NoKey", message: "x" }] },
+      status: {
+        ...current.status,
+        conditions: [...current.status.conditions, { type: "Failed", status: "True", reason: "NoKey", message: "x" }],
+      },
     };
     // A condition is not a certificate: no `sign` needed.
     const noted = await carol().put(`${CSRS}/${req.metadata.name}/status`, failed);

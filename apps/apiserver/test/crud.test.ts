@@ -6,7 +6,11 @@ import { RFC3339, deployment, freshNamespace, secret, sleep, useTestServer, path
 const pinned = vi.hoisted(() => ({ on: false }));
 vi.mock("node:crypto", async (original) => {
   const actual = await original<typeof import("node:crypto")>();
-  return { ...actual, randomInt: (...args: Parameters<typeof actual.randomInt>) => (pinned.on ? 0 : (actual.randomInt as (...a: unknown[]) => number)(...args)) };
+  return {
+    ...actual,
+    randomInt: (...args: Parameters<typeof actual.randomInt>) =>
+      pinned.on ? 0 : (actual.randomInt as (...a: unknown[]) => number)(...args),
+  };
 });
 
 const t = useTestServer();

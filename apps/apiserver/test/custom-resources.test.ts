@@ -89,7 +89,13 @@ async function establish(api: Client, name: string) {
     acceptedNames: crd.spec.names,
     conditions: [
       { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found", lastTransitionTime: now },
-      { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted", lastTransitionTime: now },
+      {
+        type: "Established",
+        status: "True",
+        reason: "InitialNamesAccepted",
+        message: "the initial names have been accepted",
+        lastTransitionTime: now,
+      },
     ],
   };
   const r = await api.put(`${CRDS}/${name}/status`, crd);
@@ -129,7 +135,13 @@ describe("serving custom resources", () => {
     });
     const resources = (await t.api.get(`/apis/${group}/v1`)).body.resources;
     expect(resources.map((r: { name: string }) => r.name)).toEqual(["crontabs", "crontabs/scale", "crontabs/status"]);
-    expect(resources[0]).toMatchObject({ singularName: "crontab", namespaced: true, kind: "CronTab", shortNames: ["ct"], categories: ["all"] });
+    expect(resources[0]).toMatchObject({
+      singularName: "crontab",
+      namespaced: true,
+      kind: "CronTab",
+      shortNames: ["ct"],
+      categories: ["all"],
+    });
     const aggregated = await t.api.get("/apis", { accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList" });
     const entry = aggregated.body.items.find((g: { metadata: { name: string } }) => g.metadata.name === group);
     expect(entry.versions[0].resources[0]).toMatchObject({
@@ -149,7 +161,11 @@ describe("serving custom resources", () => {
       status: { replicas: 9 },
     });
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toMatchObject({ apiVersion: `${group}/v1`, kind: "CronTab", metadata: { name: "a", namespace: ns, generation: 1 } });
+    expect(created.body).toMatchObject({
+      apiVersion: `${group}/v1`,
+      kind: "CronTab",
+      metadata: { name: "a", namespace: ns, generation: 1 },
+    });
     // With a status subresource, create ignores status.
     expect(created.body.status).toBeUndefined();
     await t.api.post(collection(group, ns), cronTab(group, "b", { image: "other" }, { tier: "back" }));
@@ -166,11 +182,19 @@ describe("serving custom resources", () => {
     expect(all.body.items).toHaveLength(2);
 
     const current = (await t.api.get(`${collection(group, ns)}/a`)).body;
-    const updated = await t.api.put(`${collection(group, ns)}/a`, { ...current, spec: { ...current.spec, image: "new" }, status: { replicas: 3 } });
+    const updated = await t.api.put(`${collection(group, ns)}/a`, {
+      ...current,
+      spec: { ...current.spec, image: "new" },
+      status: { replicas: 3 },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body.metadata.generation).toBe(2);
     expect(updated.body.status).toBeUndefined();
-    const patched = await t.api.patch(`${collection(group, ns)}/a`, [{ op: "replace", path: "/spec/cronSpec", value: "0 * * * *" }], "application/json-patch+json");
+    const patched = await t.api.patch(
+      `${collection(group, ns)}/a`,
+      [{ op: "replace", path: "/spec/cronSpec", value: "0 * * * *" }],
+      "application/json-patch+json",
+    );
     expect(patched.body.spec.cronSpec).toBe("0 * * * *");
     expect(patched.body.metadata.generation).toBe(3);
     // Metadata alone is not a new generation.
@@ -229,7 +253,9 @@ describe("serving custom resources", () => {
 
     const strict = await t.api.post(`${collection(group, ns)}?fieldValidation=Strict`, cronTab(group, "b", { color: "red" }));
     expect(strict.status).toBe(400);
-    expect(strict.body.message).toBe(`CronTab in version "v1" cannot be handled as a CronTab: strict decoding error: unknown field "spec.color"`);
+    expect(strict.body.message).toBe(
+      `CronTab in version "v1" cannot be handled as a CronTab: strict decoding error: unknown field "spec.color"`,
+    );
 
     const invalid = await t.api.post(collection(group, ns), cronTab(group, "c", { replicas: -1 }));
     expect(invalid.status).toBe(422);
@@ -247,7 +273,9 @@ describe("serving custom resources", () => {
     const ns = await freshNamespace(t.api);
     await defineCronTabs(t.api, group);
     const list = await t.api.get(collection(group, ns));
-    const watch = await t.api.watch(`${collection(group, ns)}?resourceVersion=${list.body.metadata.resourceVersion}&labelSelector=watched%3Dyes`);
+    const watch = await t.api.watch(
+      `${collection(group, ns)}?resourceVersion=${list.body.metadata.resourceVersion}&labelSelector=watched%3Dyes`,
+    );
     expect(watch.status).toBe(200);
     await t.api.post(collection(group, ns), cronTab(group, "ignored"));
     await t.api.post(collection(group, ns), cronTab(group, "seen", {}, { watched: "yes" }));
@@ -269,7 +297,12 @@ describe("serving custom resources", () => {
     const created = (await t.api.post(collection(group, ns), cronTab(group, "a", { replicas: 2 }))).body;
     await t.api.put(`${collection(group, ns)}/a/status`, { ...created, status: { replicas: 1, labelSelector: "app=cron" } });
     const scale = await t.api.get(`${collection(group, ns)}/a/scale`);
-    expect(scale.body).toMatchObject({ kind: "Scale", apiVersion: "autoscaling/v1", spec: { replicas: 2 }, status: { replicas: 1, selector: "app=cron" } });
+    expect(scale.body).toMatchObject({
+      kind: "Scale",
+      apiVersion: "autoscaling/v1",
+      spec: { replicas: 2 },
+      status: { replicas: 1, selector: "app=cron" },
+    });
     const patched = await t.api.patch(`${collection(group, ns)}/a/scale`, { spec: { replicas: 5 } });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.spec.replicas).toBe(5);
@@ -374,12 +407,17 @@ describe("serving custom resources", () => {
 
     const refused = await t.api.post(collection(group, ns), cronTab(group, "b"));
     expect(refused.status).toBe(405);
-    expect(refused.body).toMatchObject({ reason: "MethodNotAllowed", message: "create not allowed while custom resource definition is terminating" });
+    expect(refused.body).toMatchObject({
+      reason: "MethodNotAllowed",
+      message: "create not allowed while custom resource definition is terminating",
+    });
     // Existing instances are still served, so whoever cleans up can delete them.
     expect((await t.api.delete(`${collection(group, ns)}/a`)).status).toBe(200);
 
     const crd = (await t.api.get(`${CRDS}/${name}`)).body;
-    const released = await t.api.patch(`${CRDS}/${name}`, { metadata: { finalizers: null, resourceVersion: crd.metadata.resourceVersion } });
+    const released = await t.api.patch(`${CRDS}/${name}`, {
+      metadata: { finalizers: null, resourceVersion: crd.metadata.resourceVersion },
+    });
     expect(released.status, released.text).toBe(200);
     expect((await t.api.get(`${CRDS}/${name}`)).status).toBe(404);
     expect((await t.api.get(collection(group, ns))).status).toBe(404);

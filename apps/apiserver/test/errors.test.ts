@@ -102,7 +102,10 @@ describe("routing", () => {
 describe("malformed requests", () => {
   it("malformed JSON → 400 naming the expected type; nothing stored", async () => {
     const ns = await freshNamespace(t.api);
-    const r = await t.api.request("POST", secrets(ns), { raw: '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"x"', contentType: "application/json" });
+    const r = await t.api.request("POST", secrets(ns), {
+      raw: '{"apiVersion":"v1","kind":"Secret","metadata":{"name":"x"',
+      contentType: "application/json",
+    });
     expect(r.status).toBe(400);
     expect(r.body.reason).toBe("BadRequest");
     expect(r.body.message).toMatch(
@@ -175,7 +178,9 @@ describe("malformed requests", () => {
     const r = await t.api.request("POST", secrets(ns), { raw: "name=x", contentType: "text/plain" });
     expect(r.status).toBe(415);
     expect(r.body.reason).toBe("UnsupportedMediaType");
-    expect(r.body.message).toMatch(/^the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml/);
+    expect(r.body.message).toMatch(
+      /^the body of the request was in an unknown format - accepted media types include: application\/json, application\/yaml/,
+    );
   });
 
   it("invalid write options → 422 <Verb>Options.meta.k8s.io", async () => {
@@ -255,9 +260,14 @@ describe("fieldValidation", () => {
     const warn = await t.api.put(`${deploys(ns)}/u`, body);
     expect(warn.status).toBe(200);
     expect(warn.warnings).toEqual(['unknown field "spec.foo"']);
-    const strict = await t.api.put(`${deploys(ns)}/u?fieldValidation=Strict`, { ...body, metadata: { ...body.metadata, resourceVersion: undefined } });
+    const strict = await t.api.put(`${deploys(ns)}/u?fieldValidation=Strict`, {
+      ...body,
+      metadata: { ...body.metadata, resourceVersion: undefined },
+    });
     expect(strict.status).toBe(400);
-    expect(strict.body.message).toBe('Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo"');
+    expect(strict.body.message).toBe(
+      'Deployment in version "v1" cannot be handled as a Deployment: strict decoding error: unknown field "spec.foo"',
+    );
   });
 });
 

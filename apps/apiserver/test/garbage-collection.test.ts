@@ -63,9 +63,16 @@ describe("garbage collection", () => {
     const child = await dependent(ns, "child", d);
     // A finalizer of its own keeps the dependent around for a while, so the wait is visible.
     await t.api.patch(`${paths.secrets(ns)}/child`, { metadata: { finalizers: ["example.com/hold"] } }, "application/merge-patch+json");
-    const r = await t.api.delete(`${paths.deployments(ns)}/web`, { apiVersion: "v1", kind: "DeleteOptions", propagationPolicy: "Foreground" });
+    const r = await t.api.delete(`${paths.deployments(ns)}/web`, {
+      apiVersion: "v1",
+      kind: "DeleteOptions",
+      propagationPolicy: "Foreground",
+    });
     expect(r.body.metadata.finalizers).toEqual(["foregroundDeletion"]);
-    await eventually(async () => (await t.api.get(`${paths.secrets(ns)}/child`)).body.metadata?.deletionTimestamp !== undefined, "the dependent's deletion");
+    await eventually(
+      async () => (await t.api.get(`${paths.secrets(ns)}/child`)).body.metadata?.deletionTimestamp !== undefined,
+      "the dependent's deletion",
+    );
     await sleep(300);
     expect(await exists(`${paths.deployments(ns)}/web`)).toBe(true);
     await t.api.patch(`${paths.secrets(ns)}/child`, { metadata: { finalizers: null } }, "application/merge-patch+json");

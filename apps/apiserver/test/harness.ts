@@ -137,8 +137,7 @@ export class Client {
   }
 
   private send(method: string, path: string, o: RequestOptions = {}) {
-    const payload =
-      o.raw !== undefined ? o.raw : o.body === undefined ? undefined : JSON.stringify(o.body);
+    const payload = o.raw !== undefined ? o.raw : o.body === undefined ? undefined : JSON.stringify(o.body);
     const headers: Record<string, string> = { ...this.defaultHeaders, ...o.headers };
     if (o.accept) headers.Accept = o.accept;
     if (payload !== undefined) {

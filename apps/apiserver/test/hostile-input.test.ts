@@ -74,7 +74,8 @@ describe("nesting", () => {
     const body = "[".repeat(5000);
     for (let i = 0; i < 2; i++) {
       const r = await refused(
-        () => nobody.request("POST", "/apis/authorization.orch.io/v1/selfsubjectaccessreviews", { raw: body, contentType: "application/yaml" }),
+        () =>
+          nobody.request("POST", "/apis/authorization.orch.io/v1/selfsubjectaccessreviews", { raw: body, contentType: "application/yaml" }),
         400,
       );
       expect(r.body.reason).toBe("BadRequest");
@@ -104,7 +105,10 @@ describe("nesting", () => {
     expect((await api.request("POST", t.path, { raw: thing(t, "p", "{}") })).status).toBe(201);
     // Nested objects: pruning, defaulting, managedFields and comparison all walk into them.
     const deep = nestedObjects(9_990);
-    const merged = await api.request("PATCH", `${t.path}/p`, { raw: `{"spec":{"m":${deep}}}`, contentType: "application/merge-patch+json" });
+    const merged = await api.request("PATCH", `${t.path}/p`, {
+      raw: `{"spec":{"m":${deep}}}`,
+      contentType: "application/merge-patch+json",
+    });
     expect(merged.status, merged.text.slice(0, 300)).toBe(200);
     const jsonPatched = await api.request("PATCH", `${t.path}/p`, {
       raw: `[{"op":"add","path":"/spec/j","value":${deep}}]`,
@@ -116,7 +120,10 @@ describe("nesting", () => {
       contentType: "application/apply-patch+yaml",
     });
     expect(applied.status, applied.text.slice(0, 300)).toBe(201);
-    const strategic = await api.request("PATCH", `${t.path}/p`, { raw: `{"spec":{"s":${deep}}}`, contentType: "application/strategic-merge-patch+json" });
+    const strategic = await api.request("PATCH", `${t.path}/p`, {
+      raw: `{"spec":{"s":${deep}}}`,
+      contentType: "application/strategic-merge-patch+json",
+    });
     expect(strategic.status).toBe(415);
 
     // A built-in kind drops unknown fields (with a warning), or refuses them under Strict.
@@ -140,11 +147,19 @@ describe("nesting", () => {
 describe("patches", () => {
   it("a JSON patch that doubles the object with copies is refused at Kubernetes' 3 MiB copy limit", async () => {
     const t = await defineOpenKind(api);
-    expect((await api.request("POST", t.path, { raw: thing(t, "c", '{"a":["xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]}') })).status).toBe(201);
+    expect(
+      (
+        await api.request("POST", t.path, {
+          raw: thing(t, "c", '{"a":["xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"]}'),
+        })
+      ).status,
+    ).toBe(201);
     // Each copy of spec into itself doubles it: 26 of them would make 64 million copies of the string.
     const doubling = Array.from({ length: 26 }, (_, i) => ({ op: "copy", from: "/spec", path: `/spec/c${i}` }));
     const r = await refused(() => api.patch(`${t.path}/c`, doubling, "application/json-patch+json"), 422);
-    expect(r.body.details.causes[0].message).toMatch(/^Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728$/);
+    expect(r.body.details.causes[0].message).toMatch(
+      /^Unable to complete the copy, the accumulated size increase of copy is \d+, exceeding the limit 3145728$/,
+    );
   });
 
   it("a JSON patch of more than 10,000 operations is a 413", async () => {
@@ -157,7 +172,9 @@ describe("patches", () => {
 
   it("inserts that shift a long array over and over are refused before they hold the server", async () => {
     const t = await defineOpenKind(api);
-    expect((await api.request("POST", t.path, { raw: thing(t, "big", `{"a":[${new Array(500_000).fill(0).join(",")}]}`) })).status).toBe(201);
+    expect((await api.request("POST", t.path, { raw: thing(t, "big", `{"a":[${new Array(500_000).fill(0).join(",")}]}`) })).status).toBe(
+      201,
+    );
     const ops = Array.from({ length: 10_000 }, () => ({ op: "add", path: "/spec/a/0", value: 0 }));
     const r = await refused(() => api.patch(`${t.path}/big`, ops, "application/json-patch+json"), 422);
     expect(r.body.details.causes[0].message).toContain("array elements");
@@ -176,11 +193,20 @@ describe("patches", () => {
     });
     // As long as the object, with its managedFields, stays within the 1.5 MiB one object may take.
     expect((await api.post(DEPLOYMENTS, deployment("long", 4_000))).status).toBe(201);
-    const strategic = await api.patch(`${DEPLOYMENTS}/long`, { spec: { template: { spec: { containers: [{ name: "c", env: env("B", 4_000) }] } } } }, "application/strategic-merge-patch+json");
+    const strategic = await api.patch(
+      `${DEPLOYMENTS}/long`,
+      { spec: { template: { spec: { containers: [{ name: "c", env: env("B", 4_000) }] } } } },
+      "application/strategic-merge-patch+json",
+    );
     expect(strategic.status).toBe(200);
     expect(strategic.body.spec.template.spec.containers[0].env).toHaveLength(8_000);
     const applied = await api.request("PATCH", `${DEPLOYMENTS}/long?fieldManager=long`, {
-      raw: JSON.stringify({ apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "long" }, spec: { template: { spec: { containers: [{ name: "c", env: env("C", 4_000) }] } } } }),
+      raw: JSON.stringify({
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "long" },
+        spec: { template: { spec: { containers: [{ name: "c", env: env("C", 4_000) }] } } },
+      }),
       contentType: "application/apply-patch+yaml",
     });
     expect(applied.status, applied.text.slice(0, 300)).toBe(200);
@@ -194,13 +220,26 @@ describe("patches", () => {
     expect((await api.request("POST", t.path, { raw: thing(t, "grow", `{"a":"${half}"}`) })).status).toBe(201);
     const merged = await refused(() => api.patch(`${t.path}/grow`, { spec: { b: half } }), 413);
     expect(merged.body.message).toMatch(/^Request entity too large: the object is \d+ bytes, limit is 1572864$/);
-    await refused(() => api.patch(`${t.path}/grow`, [{ op: "copy", from: "/spec/a", path: "/spec/c" }], "application/json-patch+json"), 413);
+    await refused(
+      () => api.patch(`${t.path}/grow`, [{ op: "copy", from: "/spec/a", path: "/spec/c" }], "application/json-patch+json"),
+      413,
+    );
     expect((await api.get(`${t.path}/grow`)).body.spec.b).toBeUndefined();
   });
 
   it("a YAML alias bomb, or many aliases, as an apply patch is a 400 or applied, never a stall", async () => {
     const t = await defineOpenKind(api);
-    const bomb = ["a: &a [x, x, x, x, x, x, x, x, x]", "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]", "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]", "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]", "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]", "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]", "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]", "h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]", "i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]"];
+    const bomb = [
+      "a: &a [x, x, x, x, x, x, x, x, x]",
+      "b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]",
+      "c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]",
+      "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]",
+      "e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]",
+      "f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]",
+      "g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]",
+      "h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]",
+      "i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]",
+    ];
     const apply = (name: string, spec: string) =>
       api.request("PATCH", `${t.path}/${name}?fieldManager=m`, {
         raw: `apiVersion: ${t.apiVersion}\nkind: Thing\nmetadata:\n  name: ${name}\nspec:\n${spec.replace(/^/gm, "  ")}\n`,
@@ -260,7 +299,9 @@ describe("bodies, paths and parameters", () => {
       data: { a: Buffer.alloc(bytes / 2).toString("base64"), b: Buffer.alloc(bytes / 2).toString("base64") },
     });
     const r = await refused(() => api.post(SECRETS, secret("big", 1024 * 1024 + 2)), 422);
-    expect(r.body.details.causes).toEqual([{ reason: "FieldValueTooLong", message: "Too long: may not be more than 1048576 bytes", field: "data" }]);
+    expect(r.body.details.causes).toEqual([
+      { reason: "FieldValueTooLong", message: "Too long: may not be more than 1048576 bytes", field: "data" },
+    ]);
     expect((await api.post(SECRETS, secret("max", 1024 * 1024))).status).toBe(201);
   });
 });

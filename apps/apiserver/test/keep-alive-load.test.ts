@@ -76,7 +76,17 @@ it("kubectl creates a List of 300 Secrets of 20 KB without an error", async () =
   const result = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
     execFile(
       "kubectl",
-      ["--kubeconfig", server.kubeconfigPath, "--cache-dir", join(server.dataDir, "kubectl-cache"), "-n", "kubectl-list", "create", "-f", file],
+      [
+        "--kubeconfig",
+        server.kubeconfigPath,
+        "--cache-dir",
+        join(server.dataDir, "kubectl-cache"),
+        "-n",
+        "kubectl-list",
+        "create",
+        "-f",
+        file,
+      ],
       { timeout: 90_000, maxBuffer: 16 * 1024 * 1024 },
       (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     ),

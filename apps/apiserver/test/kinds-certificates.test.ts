@@ -84,7 +84,15 @@ describe("CertificateSigningRequest create", () => {
       CSRS,
       csr(
         name,
-        { request: good, signerName: custom, usages: clientUsages, username: "mallory", uid: "u-1", groups: ["system:masters"], extra: { k: ["v"] } },
+        {
+          request: good,
+          signerName: custom,
+          usages: clientUsages,
+          username: "mallory",
+          uid: "u-1",
+          groups: ["system:masters"],
+          extra: { k: ["v"] },
+        },
         { status: { conditions: [{ type: "Approved", status: "True" }], certificate: b64("x") } },
       ),
     );
@@ -105,7 +113,10 @@ describe("CertificateSigningRequest create", () => {
     ["ECDSA", "ecdsa"],
     ["Ed25519", "ed25519"],
   ] as const)("accepts an %s request whose signature verifies", async (_, keyType) => {
-    const r = await t.api.post(CSRS, csr(unique(keyType), { request: (await request({ keyType })).request, signerName: custom, usages: clientUsages }));
+    const r = await t.api.post(
+      CSRS,
+      csr(unique(keyType), { request: (await request({ keyType })).request, signerName: custom, usages: clientUsages }),
+    );
     expect(r.status, r.text).toBe(201);
   });
 
@@ -150,16 +161,28 @@ describe("CertificateSigningRequest create", () => {
 
   it("accepts text around the request block and later blocks, as Kubernetes reads only the first block", async () => {
     const { pem } = await request();
-    const r = await t.api.post(CSRS, csr(unique("around"), { request: b64(`notes\n${pem}\nmore notes\n${pem}`), signerName: custom, usages: clientUsages }));
+    const r = await t.api.post(
+      CSRS,
+      csr(unique("around"), { request: b64(`notes\n${pem}\nmore notes\n${pem}`), signerName: custom, usages: clientUsages }),
+    );
     expect(r.status, r.text).toBe(201);
   });
 
   it("requires a qualified signerName", async () => {
     const cases: [string, [string, string][]][] = [
       ["", [["spec.signerName", "Required value"]]],
-      ["signer", [["spec.signerName", `Invalid value: "signer": must be a fully qualified domain and path of the form 'example.com/signer-name'`]]],
-      ["a/b/c", [["spec.signerName", `Invalid value: "a/b/c": must be a fully qualified domain and path of the form 'example.com/signer-name'`]]],
-      ["example/signer", [["spec.signerName", `Invalid value: "example": should be a domain with at least two segments separated by dots`]]],
+      [
+        "signer",
+        [["spec.signerName", `Invalid value: "signer": must be a fully qualified domain and path of the form 'example.com/signer-name'`]],
+      ],
+      [
+        "a/b/c",
+        [["spec.signerName", `Invalid value: "a/b/c": must be a fully qualified domain and path of the form 'example.com/signer-name'`]],
+      ],
+      [
+        "example/signer",
+        [["spec.signerName", `Invalid value: "example": should be a domain with at least two segments separated by dots`]],
+      ],
       [
         "Example.com/signer",
         [
@@ -180,7 +203,10 @@ describe("CertificateSigningRequest create", () => {
       ],
       [`${"abcdefghij.".repeat(24)}com/signer`, [["spec.signerName", "Too long: may not be more than 253 bytes"]]],
       [`example.com/${"abcdefghij.".repeat(52)}x`, [["spec.signerName", "Too long: may not be more than 571 bytes"]]],
-      ["orch.io/legacy-unknown", [["spec.signerName", `Invalid value: "orch.io/legacy-unknown": the legacy signerName is not allowed via this API version`]]],
+      [
+        "orch.io/legacy-unknown",
+        [["spec.signerName", `Invalid value: "orch.io/legacy-unknown": the legacy signerName is not allowed via this API version`]],
+      ],
     ];
     for (const [signerName, causes] of cases) {
       const name = unique("signer");
@@ -348,15 +374,29 @@ describe("CertificateSigningRequest /approval", () => {
   it("refuses Approved with Denied, a status other than True, two of a type, and removals", async () => {
     const before = await created();
     const name = before.metadata.name;
-    expectInvalid(await t.api.put(approval(name), withConditions(before, [{ type: "Approved", status: "True" }, { type: "Denied", status: "True" }])), [
-      ["status.conditions[1].type", 'Invalid value: "Denied": Approved and Denied conditions are mutually exclusive'],
-    ]);
+    expectInvalid(
+      await t.api.put(
+        approval(name),
+        withConditions(before, [
+          { type: "Approved", status: "True" },
+          { type: "Denied", status: "True" },
+        ]),
+      ),
+      [["status.conditions[1].type", 'Invalid value: "Denied": Approved and Denied conditions are mutually exclusive']],
+    );
     expectInvalid(await t.api.put(approval(name), withConditions(before, [{ type: "Approved", status: "False" }])), [
       ["status.conditions[0].status", 'Unsupported value: "False": supported values: "True"'],
     ]);
-    expectInvalid(await t.api.put(approval(name), withConditions(before, [{ type: "Approved", status: "True" }, { type: "Approved", status: "True" }])), [
-      ["status.conditions[1].type", 'Duplicate value: "Approved"'],
-    ]);
+    expectInvalid(
+      await t.api.put(
+        approval(name),
+        withConditions(before, [
+          { type: "Approved", status: "True" },
+          { type: "Approved", status: "True" },
+        ]),
+      ),
+      [["status.conditions[1].type", 'Duplicate value: "Approved"']],
+    );
     expectInvalid(await t.api.put(approval(name), withConditions(before, [{ type: "Custom", status: "Maybe" }])), [
       ["status.conditions[0].status", 'Unsupported value: "Maybe": supported values: "False", "True", "Unknown"'],
     ]);
@@ -382,10 +422,15 @@ describe("CertificateSigningRequest /approval", () => {
     const name = before.metadata.name;
     const first = await t.api.put(
       approval(name),
-      withConditions(before, [{ type: "Reviewed", status: "False", lastTransitionTime: "2020-01-01T00:00:00Z", lastUpdateTime: "2020-01-01T00:00:00Z" }]),
+      withConditions(before, [
+        { type: "Reviewed", status: "False", lastTransitionTime: "2020-01-01T00:00:00Z", lastUpdateTime: "2020-01-01T00:00:00Z" },
+      ]),
     );
     expect(first.status, first.text).toBe(200);
-    expect(first.body.status.conditions[0]).toMatchObject({ lastTransitionTime: "2020-01-01T00:00:00Z", lastUpdateTime: "2020-01-01T00:00:00Z" });
+    expect(first.body.status.conditions[0]).toMatchObject({
+      lastTransitionTime: "2020-01-01T00:00:00Z",
+      lastUpdateTime: "2020-01-01T00:00:00Z",
+    });
 
     const same = await t.api.put(approval(name), withConditions(first.body, [{ type: "Reviewed", status: "False", message: "still" }]));
     expect(same.status).toBe(200);
@@ -401,7 +446,9 @@ describe("CertificateSigningRequest /approval", () => {
 
   it("takes a merge patch too", async () => {
     const before = await created();
-    const r = await t.api.patch(approval(before.metadata.name), { status: { conditions: [{ type: "Approved", status: "True", reason: "KubectlApprove" }] } });
+    const r = await t.api.patch(approval(before.metadata.name), {
+      status: { conditions: [{ type: "Approved", status: "True", reason: "KubectlApprove" }] },
+    });
     expect(r.status, r.text).toBe(200);
     expect(r.body.status.conditions[0]).toMatchObject({ type: "Approved", reason: "KubectlApprove" });
   });
@@ -417,14 +464,18 @@ describe("CertificateSigningRequest /status", () => {
     ca = await createCA({ commonName: "signer-ca" });
     const { publicKeyPem } = parseCertificateRequest(Buffer.from(good, "base64").toString());
     const issue = async () =>
-      (await issueCertificate({ ca, subject: { commonName: "someone" }, usages: ["client auth"], validitySeconds: 3600, publicKeyPem })).certPem;
+      (await issueCertificate({ ca, subject: { commonName: "someone" }, usages: ["client auth"], validitySeconds: 3600, publicKeyPem }))
+        .certPem;
     issued = await issue();
     other = await issue();
   });
 
   async function approved() {
     const before = await created();
-    const r = await t.api.put(`${CSRS}/${before.metadata.name}/approval`, { ...before, status: { conditions: [{ type: "Approved", status: "True" }] } });
+    const r = await t.api.put(`${CSRS}/${before.metadata.name}/approval`, {
+      ...before,
+      status: { conditions: [{ type: "Approved", status: "True" }] },
+    });
     expect(r.status, r.text).toBe(200);
     return r.body;
   }
@@ -475,9 +526,10 @@ describe("CertificateSigningRequest /status", () => {
 
   it("cannot add or remove Approved/Denied", async () => {
     const pending = await created();
-    expectInvalid(await t.api.put(statusOf(pending.metadata.name), { ...pending, status: { conditions: [{ type: "Approved", status: "True" }] } }), [
-      ["status.conditions", 'Forbidden: updates may not add a condition of type "Approved"'],
-    ]);
+    expectInvalid(
+      await t.api.put(statusOf(pending.metadata.name), { ...pending, status: { conditions: [{ type: "Approved", status: "True" }] } }),
+      [["status.conditions", 'Forbidden: updates may not add a condition of type "Approved"']],
+    );
     await expectUnchanged(CSRS, pending);
     const before = await approved();
     expectInvalid(await t.api.put(statusOf(before.metadata.name), { ...before, status: { conditions: [] } }), [
@@ -490,9 +542,13 @@ describe("CertificateSigningRequest /status", () => {
     const before = await approved();
     const name = before.metadata.name;
     const failed = { type: "Failed", status: "True", reason: "SignerValidationFailure", message: "no" };
-    expectInvalid(await t.api.put(statusOf(name), { ...before, status: { conditions: [...before.status.conditions, { ...failed, status: "Unknown" }] } }), [
-      ["status.conditions[1].status", 'Unsupported value: "Unknown": supported values: "True"'],
-    ]);
+    expectInvalid(
+      await t.api.put(statusOf(name), {
+        ...before,
+        status: { conditions: [...before.status.conditions, { ...failed, status: "Unknown" }] },
+      }),
+      [["status.conditions[1].status", 'Unsupported value: "Unknown": supported values: "True"']],
+    );
     const r = await t.api.put(statusOf(name), { ...before, status: { conditions: [...before.status.conditions, failed] } });
     expect(r.status, r.text).toBe(200);
     expect(r.body.status.conditions[1]).toMatchObject(failed);
@@ -514,7 +570,9 @@ describe("CertificateSigningRequest spec.signerName field selector", () => {
     expect(list.status).toBe(200);
     expect(list.body.items.map((i: any) => i.metadata.name)).toEqual([mine.metadata.name]);
 
-    const watch = await t.api.watch(`${CSRS}?fieldSelector=${q(`spec.signerName=${signer}`)}&resourceVersion=${list.body.metadata.resourceVersion}`);
+    const watch = await t.api.watch(
+      `${CSRS}?fieldSelector=${q(`spec.signerName=${signer}`)}&resourceVersion=${list.body.metadata.resourceVersion}`,
+    );
     try {
       await created(unique("not-selected"));
       const next = await created(unique("selected"), { signerName: signer });
@@ -576,7 +634,11 @@ describe("ClusterTrustBundle", () => {
   it("names a signer's bundle <signer with : for />:<suffix>, and others without a colon", async () => {
     const cases: [string, string | undefined, string][] = [
       ["wrong-name", custom, "ClusterTrustBundle for signerName example.com/signer must be named with prefix example.com:signer:"],
-      ["example.com:signer:Upper", custom, `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`],
+      [
+        "example.com:signer:Upper",
+        custom,
+        `a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')`,
+      ],
       ["example.com:signer:x", undefined, 'ClusterTrustBundle without signer name must not have ":" in its name'],
     ];
     for (const [name, signerName, message] of cases) {
@@ -606,7 +668,10 @@ describe("ClusterTrustBundle", () => {
     expect(r.status).toBe(422);
     // The name no longer fits the new signer either.
     expect(r.body.details.causes.map((c: any) => [c.field, c.message])).toEqual([
-      ["metadata.name", `Invalid value: "${name}": ClusterTrustBundle for signerName example.com/other must be named with prefix example.com:other:`],
+      [
+        "metadata.name",
+        `Invalid value: "${name}": ClusterTrustBundle for signerName example.com/other must be named with prefix example.com:other:`,
+      ],
       ["spec.signerName", 'Invalid value: "example.com/other": field is immutable'],
     ]);
     expectInvalid(await t.api.patch(`${CTBS}/${name}`, { spec: { trustBundle: leaf } }), [

@@ -14,7 +14,11 @@ const schema = {
   properties: {
     spec: {
       type: "object",
-      properties: { replicas: { type: "integer" }, mode: { type: "string" }, labels: { type: "object", additionalProperties: { type: "string" } } },
+      properties: {
+        replicas: { type: "integer" },
+        mode: { type: "string" },
+        labels: { type: "object", additionalProperties: { type: "string" } },
+      },
     },
     status: { type: "object", properties: { replicas: { type: "integer" } } },
   },
@@ -60,10 +64,15 @@ const root = `${v0}.schema.openAPIV3Schema`;
 describe("CustomResourceDefinition: a good definition", () => {
   it("is stored, with the storage version recorded in status.storedVersions", async () => {
     const body = crd((c) => {
-      c.spec.versions[0].subresources = { status: {}, scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" } };
+      c.spec.versions[0].subresources = {
+        status: {},
+        scale: { specReplicasPath: ".spec.replicas", statusReplicasPath: ".status.replicas" },
+      };
       c.spec.versions[0].additionalPrinterColumns = [{ name: "Replicas", type: "integer", jsonPath: ".spec.replicas" }];
       c.spec.versions[0].selectableFields = [{ jsonPath: ".spec.mode" }];
-      c.spec.versions[0].schema.openAPIV3Schema.properties.spec["x-orch-validations"] = [{ rule: "self.replicas >= 0", message: "no negative replicas" }];
+      c.spec.versions[0].schema.openAPIV3Schema.properties.spec["x-orch-validations"] = [
+        { rule: "self.replicas >= 0", message: "no negative replicas" },
+      ];
     });
     const r = await t.api.post(CRDS, body);
     expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -107,12 +116,18 @@ describe("CustomResourceDefinition: names", () => {
 
 describe("CustomResourceDefinition: scope and versions", () => {
   it("scope is Cluster or Namespaced → 422 spec.scope", async () => {
-    await refused(crd((c) => (c.spec.scope = "Global")), [["spec.scope", 'Unsupported value: "Global": supported values: "Cluster", "Namespaced"']]);
+    await refused(
+      crd((c) => (c.spec.scope = "Global")),
+      [["spec.scope", 'Unsupported value: "Global": supported values: "Cluster", "Namespaced"']],
+    );
   });
 
   it("exactly one storage version, unique names → 422 spec.versions", async () => {
     const second = (c: any) => ({ ...structuredClone(c.spec.versions[0]), name: "v1" });
-    const r = await t.api.post(CRDS, crd((c) => c.spec.versions.push(second(c))));
+    const r = await t.api.post(
+      CRDS,
+      crd((c) => c.spec.versions.push(second(c))),
+    );
     expect(r.status).toBe(422);
     expect(r.body.details.causes.map((x: Cause) => [x.field, x.message.replace(/^Invalid value: .*: (must)/, "$1")])).toEqual([
       ["spec.versions", "must contain unique version names"],
@@ -121,7 +136,10 @@ describe("CustomResourceDefinition: scope and versions", () => {
   });
 
   it("each version has a schema → 422 …schema.openAPIV3Schema", async () => {
-    await refused(crd((c) => delete c.spec.versions[0].schema), [[root, "Required value: schemas are required"]]);
+    await refused(
+      crd((c) => delete c.spec.versions[0].schema),
+      [[root, "Required value: schemas are required"]],
+    );
   });
 });
 
@@ -135,8 +153,16 @@ describe("CustomResourceDefinition: structural schemas", () => {
 
   it("root metadata may only restrict name and generateName → 422 properties[metadata]", async () => {
     await refused(
-      crd((c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.metadata = { type: "object", properties: { labels: { type: "object" } } })),
-      [[`${root}.properties[metadata]`, "Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified"]],
+      crd(
+        (c) =>
+          (c.spec.versions[0].schema.openAPIV3Schema.properties.metadata = { type: "object", properties: { labels: { type: "object" } } }),
+      ),
+      [
+        [
+          `${root}.properties[metadata]`,
+          "Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified",
+        ],
+      ],
     );
   });
 
@@ -168,7 +194,10 @@ describe("CustomResourceDefinition: structural schemas", () => {
   });
 
   it("a pattern is a valid regular expression → 422 pattern", async () => {
-    const r = await t.api.post(CRDS, crd((c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.mode.pattern = "(")));
+    const r = await t.api.post(
+      CRDS,
+      crd((c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.mode.pattern = "(")),
+    );
     expect(r.status).toBe(422);
     expect(r.body.details.causes[0].field).toBe(`${root}.properties[spec].properties[mode].pattern`);
     expect(r.body.details.causes[0].message).toMatch(/^Invalid value: "\(": must be a valid regular expression, but isn't: /);
@@ -177,7 +206,9 @@ describe("CustomResourceDefinition: structural schemas", () => {
 
 describe("CustomResourceDefinition: validation rules", () => {
   it("a rule that does not compile → 422 x-orch-validations[i].rule with the CEL message", async () => {
-    const body = crd((c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec["x-orch-validations"] = [{ rule: "self.nope > 0" }]));
+    const body = crd(
+      (c) => (c.spec.versions[0].schema.openAPIV3Schema.properties.spec["x-orch-validations"] = [{ rule: "self.nope > 0" }]),
+    );
     const r = await t.api.post(CRDS, body);
     expect(r.status).toBe(422);
     expect(r.body.details.causes.map((x: Cause) => x.field)).toEqual([`${root}.properties[spec].x-orch-validations[0].rule`]);
@@ -196,9 +227,14 @@ describe("CustomResourceDefinition: validation rules", () => {
     const r = await t.api.post(CRDS, body);
     expect(r.status).toBe(422);
     const at = `${root}.properties[spec].x-orch-validations`;
-    expect(r.body.details.causes.map((x: Cause) => [x.field, x.message.replace(/^Invalid value: \{.*?\}: /, "Invalid value: <rule>: ")])).toEqual([
+    expect(
+      r.body.details.causes.map((x: Cause) => [x.field, x.message.replace(/^Invalid value: \{.*?\}: /, "Invalid value: <rule>: ")]),
+    ).toEqual([
       [`${at}[0].rule`, "Invalid value: <rule>: cel expression must evaluate to a bool"],
-      [`${at}[0].reason`, 'Unsupported value: "Teapot": supported values: "FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"'],
+      [
+        `${at}[0].reason`,
+        'Unsupported value: "Teapot": supported values: "FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"',
+      ],
       [`${at}[1].fieldPath`, 'Invalid value: ".nope": fieldPath must be a valid path: does not refer to a valid field'],
     ]);
   });
@@ -217,7 +253,10 @@ describe("CustomResourceDefinition: conversion, subresources, columns, selectabl
 
   it("scale paths sit under .spec and .status → 422 subresources.scale.*", async () => {
     await refused(
-      crd((c) => (c.spec.versions[0].subresources = { scale: { specReplicasPath: ".status.replicas", statusReplicasPath: "status.replicas" } })),
+      crd(
+        (c) =>
+          (c.spec.versions[0].subresources = { scale: { specReplicasPath: ".status.replicas", statusReplicasPath: "status.replicas" } }),
+      ),
       [
         [`${v0}.subresources.scale.specReplicasPath`, 'Invalid value: ".status.replicas": should be a json path under .spec'],
         [`${v0}.subresources.scale.statusReplicasPath`, 'Invalid value: "status.replicas": must be a simple json path starting with .'],
@@ -237,9 +276,15 @@ describe("CustomResourceDefinition: conversion, subresources, columns, selectabl
 
   it("selectable fields point to scalar fields outside metadata, once each → 422 selectableFields[i].jsonPath", async () => {
     await refused(
-      crd((c) => (c.spec.versions[0].selectableFields = [{ jsonPath: ".spec.mode" }, { jsonPath: ".spec.labels" }, { jsonPath: ".spec.mode" }])),
+      crd(
+        (c) =>
+          (c.spec.versions[0].selectableFields = [{ jsonPath: ".spec.mode" }, { jsonPath: ".spec.labels" }, { jsonPath: ".spec.mode" }]),
+      ),
       [
-        [`${v0}.selectableFields[1].jsonPath`, 'Invalid value: ".spec.labels": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.'],
+        [
+          `${v0}.selectableFields[1].jsonPath`,
+          'Invalid value: ".spec.labels": must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.',
+        ],
         [`${v0}.selectableFields[2].jsonPath`, 'Duplicate value: ".spec.mode"'],
       ],
     );
@@ -256,27 +301,45 @@ describe("CustomResourceDefinition: updates", () => {
 
   it("a stored version cannot be removed from spec.versions → 422 status.storedVersions[i]", async () => {
     const c = await created();
-    c.spec.versions = [{ ...c.spec.versions[0], storage: false }, { ...structuredClone(c.spec.versions[0]), name: "v2", storage: true }];
+    c.spec.versions = [
+      { ...c.spec.versions[0], storage: false },
+      { ...structuredClone(c.spec.versions[0]), name: "v2", storage: true },
+    ];
     const moved = await t.api.put(`${CRDS}/${c.metadata.name}`, c);
     expect(moved.status, JSON.stringify(moved.body)).toBe(200);
     expect(moved.body.status.storedVersions).toEqual(["v1", "v2"]);
     moved.body.spec.versions = [moved.body.spec.versions[1]];
     const r = await t.api.put(`${CRDS}/${c.metadata.name}`, moved.body);
     expect(r.status).toBe(422);
-    expect(r.body.details.causes.map((x: Cause) => [x.field, x.message])).toEqual([["status.storedVersions[0]", 'Invalid value: "v1": must appear in spec.versions']]);
+    expect(r.body.details.causes.map((x: Cause) => [x.field, x.message])).toEqual([
+      ["status.storedVersions[0]", 'Invalid value: "v1": must appear in spec.versions'],
+    ]);
     expect((await t.api.get(`${CRDS}/${c.metadata.name}`)).body.spec.versions).toHaveLength(2);
   });
 
   it("group and plural never change; scope not once established → 422 field is immutable", async () => {
     const c = await created();
-    c.status = { ...c.status, conditions: [{ type: "Established", status: "True", reason: "InitialNamesAccepted", message: "", lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, "Z") }] };
+    c.status = {
+      ...c.status,
+      conditions: [
+        {
+          type: "Established",
+          status: "True",
+          reason: "InitialNamesAccepted",
+          message: "",
+          lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, "Z"),
+        },
+      ],
+    };
     const established = await t.api.put(`${CRDS}/${c.metadata.name}/status`, c);
     expect(established.status, JSON.stringify(established.body)).toBe(200);
     const changed = structuredClone(established.body);
     changed.spec.scope = "Cluster";
     const r = await t.api.put(`${CRDS}/${c.metadata.name}`, changed);
     expect(r.status).toBe(422);
-    expect(r.body.details.causes.map((x: Cause) => [x.field, x.message])).toEqual([["spec.scope", 'Invalid value: "Cluster": field is immutable']]);
+    expect(r.body.details.causes.map((x: Cause) => [x.field, x.message])).toEqual([
+      ["spec.scope", 'Invalid value: "Cluster": field is immutable'],
+    ]);
     expect((await t.api.get(`${CRDS}/${c.metadata.name}`)).body.spec.scope).toBe("Namespaced");
   });
 });

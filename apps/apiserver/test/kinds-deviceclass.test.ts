@@ -218,7 +218,10 @@ describe("DeviceClass: config", () => {
       const [cause] = await refused(await t.api.post(DCS, dc(name, { config: [opaque("gpu.example.com", parameters)] })), name, [
         "spec.config[0].opaque.parameters",
       ]);
-      expect(cause).toMatchObject({ reason: "FieldValueInvalid", message: 'Invalid value: "<value omitted>": must be a valid JSON object' });
+      expect(cause).toMatchObject({
+        reason: "FieldValueInvalid",
+        message: 'Invalid value: "<value omitted>": must be a valid JSON object',
+      });
     }
   });
 
@@ -235,7 +238,10 @@ describe("DeviceClass: extendedResourceName", () => {
     for (const value of ["gpu", "kubernetes.io/gpu", "requests.example.com/gpu", "example.com/", "example.com/a/b", ""]) {
       const name = fresh();
       const [cause] = await refused(await t.api.post(DCS, dc(name, { extendedResourceName: value })), name, ["spec.extendedResourceName"]);
-      expect(cause).toMatchObject({ reason: "FieldValueInvalid", message: `Invalid value: "${value}": must be a valid extended resource name` });
+      expect(cause).toMatchObject({
+        reason: "FieldValueInvalid",
+        message: `Invalid value: "${value}": must be a valid extended resource name`,
+      });
     }
     for (const value of ["example.com/gpu", "gpu.example.com/a100-80gb"]) await create({ extendedResourceName: value });
   });

@@ -83,7 +83,8 @@ describe("PriorityClass: system classes", () => {
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({
       reason: "Forbidden",
-      message: 'priorityclasses.scheduling.orch.io "system-cluster-critical" is forbidden: this is a system priority class and cannot be deleted',
+      message:
+        'priorityclasses.scheduling.orch.io "system-cluster-critical" is forbidden: this is a system priority class and cannot be deleted',
       details: { name: "system-cluster-critical", group: "scheduling.orch.io", kind: "priorityclasses" },
     });
     expect((await t.api.get(`${PCS}/system-cluster-critical`)).status).toBe(200);
@@ -260,7 +261,10 @@ describe("ServiceAccount", () => {
     expect(kept.warnings).toEqual([]);
 
     // Adding it to an existing account warns, whatever the value.
-    const added = await t.api.put(`${base}/plain`, { ...plain.body, metadata: { ...plain.body.metadata, annotations: { "orch.io/enforce-mountable-secrets": "false" } } });
+    const added = await t.api.put(`${base}/plain`, {
+      ...plain.body,
+      metadata: { ...plain.body.metadata, annotations: { "orch.io/enforce-mountable-secrets": "false" } },
+    });
     expect(added.status).toBe(200);
     expect(added.warnings).toEqual([SA_WARNING]);
   });

@@ -30,7 +30,12 @@ const podSpec = (): any => ({ containers: [{ name: "c", image: "nginx" }] });
 const template = (labels: Record<string, string> = { app: "x" }): any => ({ metadata: { labels }, spec: podSpec() });
 
 function replicaSet(name: string, edit: (o: any) => void = () => {}): any {
-  const o = { apiVersion: "apps/v1", kind: "ReplicaSet", metadata: { name }, spec: { selector: { matchLabels: { app: "x" } }, template: template() } };
+  const o = {
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: { name },
+    spec: { selector: { matchLabels: { app: "x" } }, template: template() },
+  };
   edit(o);
   return o;
 }
@@ -115,7 +120,10 @@ describe("Deployment: defaults", () => {
   });
 
   it("does not give Recreate a rollingUpdate", async () => {
-    const r = await t.api.post(DEPLOYS(), deploy("recreate", (d) => (d.spec.strategy = { type: "Recreate" })));
+    const r = await t.api.post(
+      DEPLOYS(),
+      deploy("recreate", (d) => (d.spec.strategy = { type: "Recreate" })),
+    );
     expect(r.status).toBe(201);
     expect(r.body.spec.strategy).toEqual({ type: "Recreate" });
   });
@@ -123,23 +131,30 @@ describe("Deployment: defaults", () => {
 
 describe("Deployment: selector", () => {
   it("missing selector → 422 spec.selector Required (and the template cannot match it)", async () => {
-    const r = await refused(DEPLOYS(), deploy(unique("nosel"), (d) => delete d.spec.selector), [
-      "spec.selector",
-      "spec.template.metadata.labels",
-    ]);
+    const r = await refused(
+      DEPLOYS(),
+      deploy(unique("nosel"), (d) => delete d.spec.selector),
+      ["spec.selector", "spec.template.metadata.labels"],
+    );
     expect(causeOf(r, "spec.selector")).toEqual({ reason: "FieldValueRequired", message: "Required value", field: "spec.selector" });
   });
 
   it("empty selector → 422 spec.selector", async () => {
-    const r = await refused(DEPLOYS(), deploy(unique("empty"), (d) => (d.spec.selector = {})), ["spec.selector"]);
+    const r = await refused(
+      DEPLOYS(),
+      deploy(unique("empty"), (d) => (d.spec.selector = {})),
+      ["spec.selector"],
+    );
     expect(r.body.details.causes[0].message).toBe("Invalid value: {}: empty selector is invalid for deployment");
   });
 
   it("selector that does not match the template labels → 422 spec.template.metadata.labels", async () => {
     const name = unique("mismatch");
-    const r = await refused(DEPLOYS(), deploy(name, (d) => (d.spec.selector = { matchLabels: { app: "other" } })), [
-      "spec.template.metadata.labels",
-    ]);
+    const r = await refused(
+      DEPLOYS(),
+      deploy(name, (d) => (d.spec.selector = { matchLabels: { app: "other" } })),
+      ["spec.template.metadata.labels"],
+    );
     expect(r.body.message).toBe(
       `Deployment.apps "${name}" is invalid: spec.template.metadata.labels: Invalid value: {"app":"${name}"}: \`selector\` does not match template \`labels\``,
     );
@@ -148,13 +163,19 @@ describe("Deployment: selector", () => {
   it("matchExpressions are validated; a selector that does not parse → invalid label selector", async () => {
     const r = await refused(
       DEPLOYS(),
-      deploy(unique("expr"), (d) => (d.spec.selector = { matchLabels: { app: d.metadata.name }, matchExpressions: [{ key: "tier", operator: "Foo" }] })),
+      deploy(
+        unique("expr"),
+        (d) => (d.spec.selector = { matchLabels: { app: d.metadata.name }, matchExpressions: [{ key: "tier", operator: "Foo" }] }),
+      ),
       ["spec.selector.matchExpressions[0].operator", "spec.selector"],
     );
     expect(causeOf(r, "spec.selector").message).toContain("invalid label selector");
     const inNoValues = await t.api.post(
       DEPLOYS(),
-      deploy(unique("expr"), (d) => (d.spec.selector = { matchLabels: { app: d.metadata.name }, matchExpressions: [{ key: "tier", operator: "In" }] })),
+      deploy(
+        unique("expr"),
+        (d) => (d.spec.selector = { matchLabels: { app: d.metadata.name }, matchExpressions: [{ key: "tier", operator: "In" }] }),
+      ),
     );
     expect(inNoValues.status).toBe(422);
     expect(causeOf(inNoValues, "spec.selector.matchExpressions[0].values").message).toBe(
@@ -177,9 +198,7 @@ describe("Deployment: selector", () => {
     changed.spec.template.metadata.labels = { app: "immutable", tier: "web" };
     const r = await t.api.put(`${DEPLOYS()}/immutable`, changed);
     await expectInvalid(r, ["spec.selector"]);
-    expect(r.body.details.causes[0].message).toBe(
-      'Invalid value: {"matchLabels":{"app":"immutable","tier":"web"}}: field is immutable',
-    );
+    expect(r.body.details.causes[0].message).toBe('Invalid value: {"matchLabels":{"app":"immutable","tier":"web"}}: field is immutable');
     const scaled = structuredClone(created);
     scaled.spec.replicas = 3;
     expect((await t.api.put(`${DEPLOYS()}/immutable`, scaled)).status).toBe(200);
@@ -188,9 +207,11 @@ describe("Deployment: selector", () => {
 
 describe("Deployment: template and strategy", () => {
   it("template.spec.restartPolicy other than Always → 422", async () => {
-    const r = await refused(DEPLOYS(), deploy(unique("restart"), (d) => (d.spec.template.spec.restartPolicy = "OnFailure")), [
-      "spec.template.spec.restartPolicy",
-    ]);
+    const r = await refused(
+      DEPLOYS(),
+      deploy(unique("restart"), (d) => (d.spec.template.spec.restartPolicy = "OnFailure")),
+      ["spec.template.spec.restartPolicy"],
+    );
     expect(r.body.details.causes[0]).toMatchObject({
       reason: "FieldValueNotSupported",
       message: 'Unsupported value: "OnFailure": supported values: "Always"',
@@ -198,9 +219,11 @@ describe("Deployment: template and strategy", () => {
   });
 
   it("template.spec.activeDeadlineSeconds → 422 Forbidden", async () => {
-    const r = await refused(DEPLOYS(), deploy(unique("deadline"), (d) => (d.spec.template.spec.activeDeadlineSeconds = 10)), [
-      "spec.template.spec.activeDeadlineSeconds",
-    ]);
+    const r = await refused(
+      DEPLOYS(),
+      deploy(unique("deadline"), (d) => (d.spec.template.spec.activeDeadlineSeconds = 10)),
+      ["spec.template.spec.activeDeadlineSeconds"],
+    );
     expect(r.body.details.causes[0].message).toBe("Forbidden: activeDeadlineSeconds in ReplicaSet is not Supported");
   });
 
@@ -214,7 +237,11 @@ describe("Deployment: template and strategy", () => {
   });
 
   it("an unknown strategy type → 422 spec.strategy", async () => {
-    const r = await refused(DEPLOYS(), deploy(unique("strategy"), (d) => (d.spec.strategy = { type: "BlueGreen" })), ["spec.strategy"]);
+    const r = await refused(
+      DEPLOYS(),
+      deploy(unique("strategy"), (d) => (d.spec.strategy = { type: "BlueGreen" })),
+      ["spec.strategy"],
+    );
     expect(r.body.details.causes[0].message).toContain('supported values: "Recreate", "RollingUpdate"');
   });
 
@@ -242,9 +269,7 @@ describe("Deployment: template and strategy", () => {
     expect(causeOf(r, "spec.strategy.rollingUpdate.maxSurge").message).toBe(
       `Invalid value: "5": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')`,
     );
-    expect(causeOf(r, "spec.strategy.rollingUpdate.maxUnavailable").message).toBe(
-      "Invalid value: -1: must be greater than or equal to 0",
-    );
+    expect(causeOf(r, "spec.strategy.rollingUpdate.maxUnavailable").message).toBe("Invalid value: -1: must be greater than or equal to 0");
   });
 
   it("maxUnavailable over 100% → 422; maxSurge over 100% is fine", async () => {
@@ -254,7 +279,10 @@ describe("Deployment: template and strategy", () => {
       ["spec.strategy.rollingUpdate.maxUnavailable"],
     );
     expect(r.body.details.causes[0].message).toBe('Invalid value: "110%": must not be greater than 100%');
-    const surge = await t.api.post(DEPLOYS(), deploy("surge200", (d) => (d.spec.strategy = { rollingUpdate: { maxSurge: "200%" } })));
+    const surge = await t.api.post(
+      DEPLOYS(),
+      deploy("surge200", (d) => (d.spec.strategy = { rollingUpdate: { maxSurge: "200%" } })),
+    );
     expect(surge.status).toBe(201);
   });
 
@@ -280,10 +308,11 @@ describe("Deployment: template and strategy", () => {
       }),
       ["spec.replicas", "spec.minReadySeconds", "spec.revisionHistoryLimit"],
     );
-    const r = await refused(DEPLOYS(), deploy(unique("negative"), (d) => (d.spec.progressDeadlineSeconds = -1)), [
-      "spec.progressDeadlineSeconds",
-      "spec.progressDeadlineSeconds",
-    ]);
+    const r = await refused(
+      DEPLOYS(),
+      deploy(unique("negative"), (d) => (d.spec.progressDeadlineSeconds = -1)),
+      ["spec.progressDeadlineSeconds", "spec.progressDeadlineSeconds"],
+    );
     expect(r.body.details.causes.map((c: any) => c.message)).toEqual([
       "Invalid value: -1: must be greater than or equal to 0",
       "Invalid value: -1: must be greater than minReadySeconds",
@@ -314,9 +343,15 @@ describe("Deployment: template and strategy", () => {
 
   it("/status: counts are validated (negative, more ready than replicas)", async () => {
     const created = (await t.api.post(DEPLOYS(), deploy("status"))).body;
-    const r = await t.api.put(`${DEPLOYS()}/status/status`, { ...created, status: { replicas: 1, readyReplicas: 2, availableReplicas: -1 } });
+    const r = await t.api.put(`${DEPLOYS()}/status/status`, {
+      ...created,
+      status: { replicas: 1, readyReplicas: 2, availableReplicas: -1 },
+    });
     await expectInvalid(r, ["status.availableReplicas", "status.readyReplicas"]);
-    const ok = await t.api.put(`${DEPLOYS()}/status/status`, { ...created, status: { replicas: 2, readyReplicas: 1, availableReplicas: 1 } });
+    const ok = await t.api.put(`${DEPLOYS()}/status/status`, {
+      ...created,
+      status: { replicas: 2, readyReplicas: 1, availableReplicas: 1 },
+    });
     expect(ok.status).toBe(200);
   });
 
@@ -347,11 +382,21 @@ describe("ReplicaSet", () => {
   });
 
   it("selector required, non-empty, matching the template labels", async () => {
-    await refused(RSS(), replicaSet(unique("rs"), (o) => delete o.spec.selector), ["spec.selector", "spec.template.metadata.labels"]);
-    await refused(RSS(), replicaSet(unique("rs"), (o) => (o.spec.selector = {})), ["spec.selector"]);
-    await refused(RSS(), replicaSet(unique("rs"), (o) => (o.spec.selector = { matchLabels: { app: "y" } })), [
-      "spec.template.metadata.labels",
-    ]);
+    await refused(
+      RSS(),
+      replicaSet(unique("rs"), (o) => delete o.spec.selector),
+      ["spec.selector", "spec.template.metadata.labels"],
+    );
+    await refused(
+      RSS(),
+      replicaSet(unique("rs"), (o) => (o.spec.selector = {})),
+      ["spec.selector"],
+    );
+    await refused(
+      RSS(),
+      replicaSet(unique("rs"), (o) => (o.spec.selector = { matchLabels: { app: "y" } })),
+      ["spec.template.metadata.labels"],
+    );
   });
 
   it("selector is immutable", async () => {
@@ -362,9 +407,11 @@ describe("ReplicaSet", () => {
   });
 
   it("template restartPolicy Always only; replicas and minReadySeconds not negative", async () => {
-    await refused(RSS(), replicaSet(unique("rs"), (o) => (o.spec.template.spec.restartPolicy = "Never")), [
-      "spec.template.spec.restartPolicy",
-    ]);
+    await refused(
+      RSS(),
+      replicaSet(unique("rs"), (o) => (o.spec.template.spec.restartPolicy = "Never")),
+      ["spec.template.spec.restartPolicy"],
+    );
     await refused(
       RSS(),
       replicaSet(unique("rs"), (o) => {
@@ -394,17 +441,28 @@ describe("ReplicationController", () => {
   });
 
   it("keeps an explicit replicas 0", async () => {
-    const r = await t.api.post(RCS(), rc("rc-zero", (o) => (o.spec.replicas = 0)));
+    const r = await t.api.post(
+      RCS(),
+      rc("rc-zero", (o) => (o.spec.replicas = 0)),
+    );
     expect(r.status).toBe(201);
     expect(r.body.spec.replicas).toBe(0);
   });
 
   it("a selector that does not match the template labels → 422", async () => {
-    await refused(RCS(), rc(unique("rc"), (o) => (o.spec.selector = { app: "y" })), ["spec.template.metadata.labels"]);
+    await refused(
+      RCS(),
+      rc(unique("rc"), (o) => (o.spec.selector = { app: "y" })),
+      ["spec.template.metadata.labels"],
+    );
   });
 
   it("template required: without one there is no selector either → 422 spec.selector, spec.template", async () => {
-    await refused(RCS(), rc(unique("rc"), (o) => delete o.spec.template), ["spec.selector", "spec.template"]);
+    await refused(
+      RCS(),
+      rc(unique("rc"), (o) => delete o.spec.template),
+      ["spec.selector", "spec.template"],
+    );
     // Kubernetes requires the template whatever the replica count (ValidatePodTemplateSpecForRC).
     await refused(
       RCS(),
@@ -418,8 +476,16 @@ describe("ReplicationController", () => {
   });
 
   it("template restartPolicy Always only; negative replicas refused; the selector may change", async () => {
-    await refused(RCS(), rc(unique("rc"), (o) => (o.spec.template.spec.restartPolicy = "OnFailure")), ["spec.template.spec.restartPolicy"]);
-    await refused(RCS(), rc(unique("rc"), (o) => (o.spec.replicas = -1)), ["spec.replicas"]);
+    await refused(
+      RCS(),
+      rc(unique("rc"), (o) => (o.spec.template.spec.restartPolicy = "OnFailure")),
+      ["spec.template.spec.restartPolicy"],
+    );
+    await refused(
+      RCS(),
+      rc(unique("rc"), (o) => (o.spec.replicas = -1)),
+      ["spec.replicas"],
+    );
     const created = (await t.api.post(RCS(), rc("rc-mutable"))).body;
     const changed = structuredClone(created);
     changed.spec.selector = { app: "x", tier: "web" };
@@ -432,7 +498,10 @@ describe("ReplicationController", () => {
 
 describe("PodTemplate", () => {
   it("any restartPolicy is fine in a plain template", async () => {
-    const r = await t.api.post(PTS(), { metadata: { name: "pt-ok" }, template: { ...template(), spec: { ...podSpec(), restartPolicy: "Never" } } });
+    const r = await t.api.post(PTS(), {
+      metadata: { name: "pt-ok" },
+      template: { ...template(), spec: { ...podSpec(), restartPolicy: "Never" } },
+    });
     expect(r.status).toBe(201);
   });
 
@@ -446,7 +515,9 @@ describe("PodTemplate", () => {
   });
 
   it("a template without a spec needs containers", async () => {
-    await refused(PTS(), { metadata: { name: unique("pt") }, template: { metadata: { labels: { a: "b" } } } }, ["template.spec.containers"]);
+    await refused(PTS(), { metadata: { name: unique("pt") }, template: { metadata: { labels: { a: "b" } } } }, [
+      "template.spec.containers",
+    ]);
   });
 });
 
@@ -454,7 +525,11 @@ describe("PodTemplate", () => {
 
 describe("Pod spec: containers", () => {
   it("at least one container → 422 spec.containers Required", async () => {
-    const r = await refused(PODS(), pod(unique("p"), (s) => (s.containers = [])), ["spec.containers"]);
+    const r = await refused(
+      PODS(),
+      pod(unique("p"), (s) => (s.containers = [])),
+      ["spec.containers"],
+    );
     expect(r.body.details.causes[0]).toMatchObject({ reason: "FieldValueRequired", message: "Required value" });
     await refused(PODS(), { metadata: { name: unique("p") } }, ["spec.containers"]);
   });
@@ -463,7 +538,12 @@ describe("Pod spec: containers", () => {
     const r = await refused(
       PODS(),
       pod(unique("p"), (s) => {
-        s.containers = [{ name: "Web", image: "nginx" }, { name: "", image: "nginx" }, { name: "a", image: "x" }, { name: "a", image: "x" }];
+        s.containers = [
+          { name: "Web", image: "nginx" },
+          { name: "", image: "nginx" },
+          { name: "a", image: "x" },
+          { name: "a", image: "x" },
+        ];
         s.initContainers = [{ name: "a", image: "x" }];
       }),
       ["spec.containers[0].name", "spec.containers[1].name", "spec.containers[3].name", "spec.initContainers[0].name"],
@@ -478,11 +558,19 @@ describe("Pod spec: containers", () => {
   });
 
   it("image required", async () => {
-    await refused(PODS(), pod(unique("p"), (s) => delete s.containers[0].image), ["spec.containers[0].image"]);
+    await refused(
+      PODS(),
+      pod(unique("p"), (s) => delete s.containers[0].image),
+      ["spec.containers[0].image"],
+    );
   });
 
   it("a pod's image may not have surrounding whitespace (templates may)", async () => {
-    await refused(PODS(), pod(unique("p"), (s) => (s.containers[0].image = " nginx")), ["spec.containers[0].image"]);
+    await refused(
+      PODS(),
+      pod(unique("p"), (s) => (s.containers[0].image = " nginx")),
+      ["spec.containers[0].image"],
+    );
     const r = await t.api.post(PTS(), { metadata: { name: "pt-space" }, template: { spec: { containers: [{ name: "c", image: " " }] } } });
     expect(r.status).toBe(201);
   });
@@ -496,14 +584,11 @@ describe("Pod spec: containers", () => {
         s.containers[0].imagePullPolicy = "Maybe";
         s.containers[0].terminationMessagePolicy = "Stdout";
       }),
-      [
-        "spec.containers[0].terminationMessagePolicy",
-        "spec.containers[0].imagePullPolicy",
-        "spec.restartPolicy",
-        "spec.dnsPolicy",
-      ],
+      ["spec.containers[0].terminationMessagePolicy", "spec.containers[0].imagePullPolicy", "spec.restartPolicy", "spec.dnsPolicy"],
     );
-    expect(causeOf(r, "spec.restartPolicy").message).toBe('Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"');
+    expect(causeOf(r, "spec.restartPolicy").message).toBe(
+      'Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
+    );
     expect(causeOf(r, "spec.dnsPolicy").message).toBe(
       'Unsupported value: "Google": supported values: "ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"',
     );
@@ -521,7 +606,10 @@ describe("Pod spec: containers", () => {
       }),
       ["spec.containers[0].restartPolicy", "spec.initContainers[0].restartPolicy"],
     );
-    const sidecar = await t.api.post(PODS(), pod("sidecar", (s) => (s.initContainers = [{ name: "side", image: "x", restartPolicy: "Always" }])));
+    const sidecar = await t.api.post(
+      PODS(),
+      pod("sidecar", (s) => (s.initContainers = [{ name: "side", image: "x", restartPolicy: "Always" }])),
+    );
     expect(sidecar.status).toBe(201);
   });
 });
@@ -530,17 +618,37 @@ describe("Pod spec: ports", () => {
   it("containerPort required and in range; hostPort in range; protocol TCP, UDP or SCTP", async () => {
     const r = await refused(
       PODS(),
-      pod(unique("p"), (s) => (s.containers[0].ports = [{ containerPort: 0 }, { containerPort: 70000, hostPort: 70000, protocol: "HTTP" }])),
-      ["spec.containers[0].ports[0].containerPort", "spec.containers[0].ports[1].containerPort", "spec.containers[0].ports[1].hostPort", "spec.containers[0].ports[1].protocol"],
+      pod(
+        unique("p"),
+        (s) => (s.containers[0].ports = [{ containerPort: 0 }, { containerPort: 70000, hostPort: 70000, protocol: "HTTP" }]),
+      ),
+      [
+        "spec.containers[0].ports[0].containerPort",
+        "spec.containers[0].ports[1].containerPort",
+        "spec.containers[0].ports[1].hostPort",
+        "spec.containers[0].ports[1].protocol",
+      ],
     );
-    expect(causeOf(r, "spec.containers[0].ports[1].containerPort").message).toBe("Invalid value: 70000: must be between 1 and 65535, inclusive");
-    expect(causeOf(r, "spec.containers[0].ports[1].protocol").message).toBe('Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"');
+    expect(causeOf(r, "spec.containers[0].ports[1].containerPort").message).toBe(
+      "Invalid value: 70000: must be between 1 and 65535, inclusive",
+    );
+    expect(causeOf(r, "spec.containers[0].ports[1].protocol").message).toBe(
+      'Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"',
+    );
   });
 
   it("port names: IANA_SVC_NAME syntax, unique within a container", async () => {
     const r = await refused(
       PODS(),
-      pod(unique("p"), (s) => (s.containers[0].ports = [{ name: "http", containerPort: 80 }, { name: "http", containerPort: 81 }, { name: "8080", containerPort: 82 }])),
+      pod(
+        unique("p"),
+        (s) =>
+          (s.containers[0].ports = [
+            { name: "http", containerPort: 80 },
+            { name: "http", containerPort: 81 },
+            { name: "8080", containerPort: 82 },
+          ]),
+      ),
       ["spec.containers[0].ports[1].name", "spec.containers[0].ports[2].name"],
     );
     expect(r.body.details.causes[0].reason).toBe("FieldValueDuplicate");
@@ -565,7 +673,16 @@ describe("Pod spec: env", () => {
   it("names: required, printable ASCII without '='", async () => {
     const r = await refused(
       PODS(),
-      pod(unique("p"), (s) => (s.containers[0].env = [{ name: "A=B", value: "1" }, { name: "", value: "2" }, { name: "é", value: "3" }, { name: "1.ok-Name", value: "4" }])),
+      pod(
+        unique("p"),
+        (s) =>
+          (s.containers[0].env = [
+            { name: "A=B", value: "1" },
+            { name: "", value: "2" },
+            { name: "é", value: "3" },
+            { name: "1.ok-Name", value: "4" },
+          ]),
+      ),
       ["spec.containers[0].env[0].name", "spec.containers[0].env[1].name", "spec.containers[0].env[2].name"],
     );
     expect(r.body.details.causes[0].message).toBe(
@@ -601,23 +718,30 @@ describe("Pod spec: env", () => {
   });
 
   it("envFrom: a prefix with '=' and a source-less entry are refused", async () => {
-    await refused(PODS(), pod(unique("p"), (s) => (s.containers[0].envFrom = [{ prefix: "A=", configMapRef: { name: "cm" } }, {}])), [
-      "spec.containers[0].envFrom[0].prefix",
-      "spec.containers[0].envFrom",
-    ]);
+    await refused(
+      PODS(),
+      pod(unique("p"), (s) => (s.containers[0].envFrom = [{ prefix: "A=", configMapRef: { name: "cm" } }, {}])),
+      ["spec.containers[0].envFrom[0].prefix", "spec.containers[0].envFrom"],
+    );
   });
 });
 
 describe("Pod spec: resources", () => {
   it("a quantity that does not parse → 400 BadRequest with Kubernetes' message (a decode error, as in Go)", async () => {
     const name = unique("p");
-    const r = await t.api.post(PODS(), pod(name, (s) => (s.containers[0].resources = { limits: { cpu: "two" } })));
+    const r = await t.api.post(
+      PODS(),
+      pod(name, (s) => (s.containers[0].resources = { limits: { cpu: "two" } })),
+    );
     expect(r.status).toBe(400);
     expect(r.body.reason).toBe("BadRequest");
     expect(r.body.message).toMatch(/^Pod in version "v1" cannot be handled as a Pod: /);
     expect(r.body.message).toContain("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
     expect((await t.api.get(`${PODS()}/${name}`)).status).toBe(404);
-    const suffix = await t.api.post(DEPLOYS(), deploy(unique("q"), (d) => (d.spec.template.spec.containers[0].resources = { requests: { memory: "1ki" } })));
+    const suffix = await t.api.post(
+      DEPLOYS(),
+      deploy(unique("q"), (d) => (d.spec.template.spec.containers[0].resources = { requests: { memory: "1ki" } })),
+    );
     expect(suffix.status).toBe(400);
     expect(suffix.body.message).toContain("unable to parse quantity's suffix");
   });
@@ -625,10 +749,16 @@ describe("Pod spec: resources", () => {
   it("quantities are stored in canonical form", async () => {
     const r = await t.api.post(
       PODS(),
-      pod("canonical", (s) => (s.containers[0].resources = { limits: { cpu: 0.5, memory: "1.5Gi" }, requests: { cpu: "250m", memory: "1000Mi" } })),
+      pod(
+        "canonical",
+        (s) => (s.containers[0].resources = { limits: { cpu: 0.5, memory: "1.5Gi" }, requests: { cpu: "250m", memory: "1000Mi" } }),
+      ),
     );
     expect(r.status).toBe(201);
-    expect(r.body.spec.containers[0].resources).toEqual({ limits: { cpu: "500m", memory: "1536Mi" }, requests: { cpu: "250m", memory: "1000Mi" } });
+    expect(r.body.spec.containers[0].resources).toEqual({
+      limits: { cpu: "500m", memory: "1536Mi" },
+      requests: { cpu: "250m", memory: "1000Mi" },
+    });
   });
 
   it("negative values, requests above limits, unknown resource names → 422", async () => {
@@ -656,7 +786,10 @@ describe("Pod spec: resources", () => {
   it("extended resources: whole numbers, requests equal to limits", async () => {
     const r = await refused(
       PODS(),
-      pod(unique("p"), (s) => (s.containers[0].resources = { limits: { "example.com/gpu": "1" }, requests: { "example.com/gpu": "500m" } })),
+      pod(
+        unique("p"),
+        (s) => (s.containers[0].resources = { limits: { "example.com/gpu": "1" }, requests: { "example.com/gpu": "500m" } }),
+      ),
       ["spec.containers[0].resources.requests[example.com/gpu]", "spec.containers[0].resources.requests"],
     );
     expect(r.body.details.causes.map((c: any) => c.message)).toEqual([
@@ -666,7 +799,10 @@ describe("Pod spec: resources", () => {
   });
 
   it("a pod's requests default to its limits", async () => {
-    const r = await t.api.post(PODS(), pod("requests", (s) => (s.containers[0].resources = { limits: { cpu: "1" } })));
+    const r = await t.api.post(
+      PODS(),
+      pod("requests", (s) => (s.containers[0].resources = { limits: { cpu: "1" } })),
+    );
     expect(r.status).toBe(201);
     expect(r.body.spec.containers[0].resources.requests).toEqual({ cpu: "1" });
   });
@@ -676,7 +812,15 @@ describe("Pod spec: volumes and mounts", () => {
   it("volume names: DNS labels, unique", async () => {
     await refused(
       PODS(),
-      pod(unique("p"), (s) => (s.volumes = [{ name: "Data", emptyDir: {} }, { name: "cache", emptyDir: {} }, { name: "cache", emptyDir: {} }])),
+      pod(
+        unique("p"),
+        (s) =>
+          (s.volumes = [
+            { name: "Data", emptyDir: {} },
+            { name: "cache", emptyDir: {} },
+            { name: "cache", emptyDir: {} },
+          ]),
+      ),
       ["spec.volumes[0].name", "spec.volumes[2].name"],
     );
   });
@@ -684,7 +828,15 @@ describe("Pod spec: volumes and mounts", () => {
   it("one source per volume, with its required fields", async () => {
     await refused(
       PODS(),
-      pod(unique("p"), (s) => (s.volumes = [{ name: "a", emptyDir: {}, hostPath: { path: "/x" } }, { name: "b", secret: {} }, { name: "c", configMap: { name: "cm", defaultMode: 1000 } }])),
+      pod(
+        unique("p"),
+        (s) =>
+          (s.volumes = [
+            { name: "a", emptyDir: {}, hostPath: { path: "/x" } },
+            { name: "b", secret: {} },
+            { name: "c", configMap: { name: "cm", defaultMode: 1000 } },
+          ]),
+      ),
       ["spec.volumes[0].hostPath", "spec.volumes[1].secret.secretName", "spec.volumes[2].configMap.defaultMode"],
     );
   });
@@ -700,7 +852,11 @@ describe("Pod spec: volumes and mounts", () => {
           { name: "data", mountPath: "/b", subPath: "../etc" },
         ];
       }),
-      ["spec.containers[0].volumeMounts[0].name", "spec.containers[0].volumeMounts[1].mountPath", "spec.containers[0].volumeMounts.subPath"],
+      [
+        "spec.containers[0].volumeMounts[0].name",
+        "spec.containers[0].volumeMounts[1].mountPath",
+        "spec.containers[0].volumeMounts.subPath",
+      ],
     );
     expect(r.body.details.causes[0]).toMatchObject({ reason: "FieldValueNotFound", message: 'Not found: "missing"' });
   });
@@ -726,7 +882,11 @@ describe("Pod spec: probes and other fields", () => {
         s.containers[0].readinessProbe = { periodSeconds: 5 };
         s.containers[0].livenessProbe = { tcpSocket: { port: 80 }, exec: { command: ["true"] }, successThreshold: 2 };
       }),
-      ["spec.containers[0].livenessProbe.tcpSocket", "spec.containers[0].livenessProbe.successThreshold", "spec.containers[0].readinessProbe"],
+      [
+        "spec.containers[0].livenessProbe.tcpSocket",
+        "spec.containers[0].livenessProbe.successThreshold",
+        "spec.containers[0].readinessProbe",
+      ],
     );
   });
 
@@ -757,20 +917,33 @@ describe("Pod spec: probes and other fields", () => {
   it("tolerations: operator and effect", async () => {
     await refused(
       PODS(),
-      pod(unique("p"), (s) => (s.tolerations = [{ key: "k", operator: "Maybe" }, { operator: "Equal", value: "v" }, { key: "k", effect: "Sometimes" }])),
+      pod(
+        unique("p"),
+        (s) =>
+          (s.tolerations = [
+            { key: "k", operator: "Maybe" },
+            { operator: "Equal", value: "v" },
+            { key: "k", effect: "Sometimes" },
+          ]),
+      ),
       ["spec.tolerations[0].operator", "spec.tolerations[1].operator", "spec.tolerations[2].effect"],
     );
   });
 
   it("a negative terminationGracePeriodSeconds is accepted, as Kubernetes does (deletion treats it as 1)", async () => {
-    const r = await t.api.post(PODS(), pod("negative-grace", (s) => (s.terminationGracePeriodSeconds = -1)));
+    const r = await t.api.post(
+      PODS(),
+      pod("negative-grace", (s) => (s.terminationGracePeriodSeconds = -1)),
+    );
     expect(r.status).toBe(201);
   });
 
   it("ephemeral containers cannot be set on create", async () => {
-    await refused(PODS(), pod(unique("p"), (s) => (s.ephemeralContainers = [{ name: "debug", image: "busybox" }])), [
-      "spec.ephemeralContainers",
-    ]);
+    await refused(
+      PODS(),
+      pod(unique("p"), (s) => (s.ephemeralContainers = [{ name: "debug", image: "busybox" }])),
+      ["spec.ephemeralContainers"],
+    );
   });
 });
 
@@ -794,7 +967,12 @@ describe("Pod updates", () => {
   });
 
   it("tolerations may only be added", async () => {
-    const created = (await t.api.post(PODS(), pod("tol", (s) => (s.tolerations = [{ key: "a", operator: "Exists" }])))).body;
+    const created = (
+      await t.api.post(
+        PODS(),
+        pod("tol", (s) => (s.tolerations = [{ key: "a", operator: "Exists" }])),
+      )
+    ).body;
     const more = structuredClone(created);
     more.spec.tolerations.push({ key: "b", operator: "Exists" });
     const ok = await t.api.put(`${PODS()}/tol`, more);
@@ -810,7 +988,10 @@ describe("Pod warnings", () => {
     const r = await t.api.post(
       PODS(),
       pod("web.v1", (s) => {
-        s.containers[0].env = [{ name: "A", value: "1" }, { name: "A", value: "2" }];
+        s.containers[0].env = [
+          { name: "A", value: "1" },
+          { name: "A", value: "2" },
+        ];
         s.containers[0].resources = { requests: { memory: "0.5" } };
       }),
     );

@@ -28,7 +28,12 @@ interface Case {
 const cases: Case[] = [
   { kind: "Namespace", path: "/api/v1/namespaces", body: (name) => ({ metadata: { name } }), deleteReturns: "object" },
   { kind: "Secret", path: "/api/v1/namespaces/NS/secrets", body: (name) => secret(name), deleteReturns: "Status" },
-  { kind: "ServiceAccount", path: "/api/v1/namespaces/NS/serviceaccounts", body: (name) => ({ metadata: { name } }), deleteReturns: "object" },
+  {
+    kind: "ServiceAccount",
+    path: "/api/v1/namespaces/NS/serviceaccounts",
+    body: (name) => ({ metadata: { name } }),
+    deleteReturns: "object",
+  },
   { kind: "Pod", path: "/api/v1/namespaces/NS/pods", body: (name) => ({ metadata: { name }, spec: podSpec }), deleteReturns: "object" },
   {
     kind: "PodTemplate",

@@ -4,7 +4,12 @@ import { freshNamespace, useTestServer } from "./harness.js";
 
 const t = useTestServer();
 const leases = (ns: string) => `/apis/coordination.orch.io/v1/namespaces/${ns}/leases`;
-const lease = (name: string, spec: Record<string, unknown>) => ({ apiVersion: "coordination.orch.io/v1", kind: "Lease", metadata: { name }, spec });
+const lease = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: "coordination.orch.io/v1",
+  kind: "Lease",
+  metadata: { name },
+  spec,
+});
 
 describe("Lease", () => {
   it("is created by a PUT, as Kubernetes allows for leases, and updated with optimistic concurrency", async () => {

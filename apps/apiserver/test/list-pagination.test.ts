@@ -126,7 +126,9 @@ describe("list", () => {
     });
     const listOnly = await t.api.get(`${secrets(ns)}?sendInitialEvents=true`);
     expect(listOnly.status).toBe(422);
-    expect(listOnly.body.message).toBe('ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list');
+    expect(listOnly.body.message).toBe(
+      'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list',
+    );
     const bad = await t.api.get(`${secrets(ns)}?resourceVersion=1&resourceVersionMatch=Foo`);
     expect(bad.status).toBe(422);
     expect(bad.body.message).toBe(

@@ -32,7 +32,11 @@ spec:
 describe("YAML", () => {
   it("a YAML request body is accepted; a YAML response when asked for", async () => {
     const ns = await freshNamespace(t.api);
-    const r = await t.api.request("POST", deploys(ns), { raw: DEPLOYMENT_YAML, contentType: "application/yaml", accept: "application/yaml" });
+    const r = await t.api.request("POST", deploys(ns), {
+      raw: DEPLOYMENT_YAML,
+      contentType: "application/yaml",
+      accept: "application/yaml",
+    });
     expect(r.status).toBe(201);
     expect(r.headers["content-type"]).toMatch(/^application\/yaml/);
     expect(r.text).toMatch(/^apiVersion: apps\/v1\n/m);

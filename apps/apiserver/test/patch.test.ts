@@ -113,9 +113,7 @@ describe("merge patch", () => {
     expect(strict.status).toBe(422);
     expect(strict.body.reason).toBe("Invalid");
     expect(strict.body.message).toMatch(/^ "" is invalid: patch: Invalid value: ".*": strict decoding error: unknown field "spec.foo"$/);
-    expect(strict.body.details.causes).toEqual([
-      expect.objectContaining({ reason: "FieldValueInvalid", field: "patch" }),
-    ]);
+    expect(strict.body.details.causes).toEqual([expect.objectContaining({ reason: "FieldValueInvalid", field: "patch" })]);
   });
 });
 

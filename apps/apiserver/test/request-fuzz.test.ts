@@ -56,11 +56,27 @@ const TARGETS = [
   { path: "/api/v1/namespaces", apiVersion: "v1", kind: "Namespace" },
   { path: "/apis/apps/v1/namespaces/fuzz/deployments", apiVersion: "apps/v1", kind: "Deployment" },
   { path: "/apis/apps/v1/namespaces/fuzz/replicasets", apiVersion: "apps/v1", kind: "ReplicaSet" },
-  { path: "/apis/certificates.orch.io/v1/certificatesigningrequests", apiVersion: "certificates.orch.io/v1", kind: "CertificateSigningRequest" },
+  {
+    path: "/apis/certificates.orch.io/v1/certificatesigningrequests",
+    apiVersion: "certificates.orch.io/v1",
+    kind: "CertificateSigningRequest",
+  },
   { path: "/apis/rbac.authorization.orch.io/v1/clusterroles", apiVersion: "rbac.authorization.orch.io/v1", kind: "ClusterRole" },
-  { path: "/apis/rbac.authorization.orch.io/v1/namespaces/fuzz/rolebindings", apiVersion: "rbac.authorization.orch.io/v1", kind: "RoleBinding" },
-  { path: "/apis/apiextensions.orch.io/v1/customresourcedefinitions", apiVersion: "apiextensions.orch.io/v1", kind: "CustomResourceDefinition" },
-  { path: "/apis/authorization.orch.io/v1/selfsubjectaccessreviews", apiVersion: "authorization.orch.io/v1", kind: "SelfSubjectAccessReview" },
+  {
+    path: "/apis/rbac.authorization.orch.io/v1/namespaces/fuzz/rolebindings",
+    apiVersion: "rbac.authorization.orch.io/v1",
+    kind: "RoleBinding",
+  },
+  {
+    path: "/apis/apiextensions.orch.io/v1/customresourcedefinitions",
+    apiVersion: "apiextensions.orch.io/v1",
+    kind: "CustomResourceDefinition",
+  },
+  {
+    path: "/apis/authorization.orch.io/v1/selfsubjectaccessreviews",
+    apiVersion: "authorization.orch.io/v1",
+    kind: "SelfSubjectAccessReview",
+  },
   { path: "/apis/scheduling.orch.io/v1/priorityclasses", apiVersion: "scheduling.orch.io/v1", kind: "PriorityClass" },
   { path: "/apis/coordination.orch.io/v1/namespaces/fuzz/leases", apiVersion: "coordination.orch.io/v1", kind: "Lease" },
   { path: "THINGS", apiVersion: "THINGS", kind: "Thing" },
@@ -77,7 +93,10 @@ const segment = fc.oneof(
 );
 const anyPath = fc.oneof(
   { weight: 2, arbitrary: fc.array(segment, { maxLength: 6 }).map((s) => `/${s.join("/")}`) },
-  { weight: 1, arbitrary: fc.constantFrom("/api", "/apis", "/version", "/openapi/v3", "/healthz", "/apis/apps", "/apis/apps/v1", "/api/v1") },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom("/api", "/apis", "/version", "/openapi/v3", "/healthz", "/apis/apps", "/apis/apps/v1", "/api/v1"),
+  },
 );
 const patchType = fc.constantFrom(
   "application/merge-patch+json",
@@ -85,14 +104,34 @@ const patchType = fc.constantFrom(
   "application/strategic-merge-patch+json",
   "application/apply-patch+yaml",
 );
-const writeType = fc.oneof({ weight: 4, arbitrary: fc.constant("application/json") }, { weight: 1, arbitrary: fc.constantFrom("application/yaml", "application/vnd.kubernetes.protobuf") });
+const writeType = fc.oneof(
+  { weight: 4, arbitrary: fc.constant("application/json") },
+  { weight: 1, arbitrary: fc.constantFrom("application/yaml", "application/vnd.kubernetes.protobuf") },
+);
 
 /** Method, path and content type that go together mostly (create on a collection, patch on an object), with some that do not. */
 const operationOn = (target: Target) =>
   fc.oneof(
-    { weight: 3, arbitrary: fc.record({ method: fc.constantFrom("POST", "POST", "GET", "DELETE"), path: fc.constant(target.path), contentType: writeType }) },
-    { weight: 5, arbitrary: fc.record({ method: fc.constantFrom("GET", "PUT", "DELETE", "HEAD"), path: objectName.map((n) => `${target.path}/${n}`), contentType: writeType }) },
-    { weight: 4, arbitrary: fc.record({ method: fc.constant("PATCH"), path: objectName.map((n) => `${target.path}/${n}`), contentType: patchType }) },
+    {
+      weight: 3,
+      arbitrary: fc.record({
+        method: fc.constantFrom("POST", "POST", "GET", "DELETE"),
+        path: fc.constant(target.path),
+        contentType: writeType,
+      }),
+    },
+    {
+      weight: 5,
+      arbitrary: fc.record({
+        method: fc.constantFrom("GET", "PUT", "DELETE", "HEAD"),
+        path: objectName.map((n) => `${target.path}/${n}`),
+        contentType: writeType,
+      }),
+    },
+    {
+      weight: 4,
+      arbitrary: fc.record({ method: fc.constant("PATCH"), path: objectName.map((n) => `${target.path}/${n}`), contentType: patchType }),
+    },
     {
       weight: 2,
       arbitrary: fc.record({
@@ -101,19 +140,40 @@ const operationOn = (target: Target) =>
         contentType,
       }),
     },
-    { weight: 1, arbitrary: fc.record({ method: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"), path: anyPath, contentType }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({ method: fc.constantFrom("GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"), path: anyPath, contentType }),
+    },
   );
 
-const numberish = fc.oneof(fc.integer({ min: -5, max: 1_000_000 }).map(String), fc.constantFrom("", "abc", "1e3", "9".repeat(30), "0x10", "-0"));
+const numberish = fc.oneof(
+  fc.integer({ min: -5, max: 1_000_000 }).map(String),
+  fc.constantFrom("", "abc", "1e3", "9".repeat(30), "0x10", "-0"),
+);
 const booleanish = fc.constantFrom("true", "false", "1", "0", "True", "yes", "", "t");
 const selector = fc.oneof(
-  fc.constantFrom("a=b", "a!=b", "a in (b,c)", "!a", "a", "metadata.name=x", "metadata.namespace!=y", "a notin (", "=,", "a==b==c", "type=Opaque"),
+  fc.constantFrom(
+    "a=b",
+    "a!=b",
+    "a in (b,c)",
+    "!a",
+    "a",
+    "metadata.name=x",
+    "metadata.namespace!=y",
+    "a notin (",
+    "=,",
+    "a==b==c",
+    "type=Opaque",
+  ),
   fc.string({ maxLength: 40 }),
 );
 const queryParameter = fc.oneof(
   fc.tuple(fc.constant("watch"), booleanish),
   // Mostly revisions the server has: one from the future is answered only after a 3 s wait.
-  fc.tuple(fc.constant("resourceVersion"), fc.oneof({ weight: 9, arbitrary: fc.constantFrom("", "0", "1", "5", "abc", "-1", "1.5") }, { weight: 1, arbitrary: numberish })),
+  fc.tuple(
+    fc.constant("resourceVersion"),
+    fc.oneof({ weight: 9, arbitrary: fc.constantFrom("", "0", "1", "5", "abc", "-1", "1.5") }, { weight: 1, arbitrary: numberish }),
+  ),
   fc.tuple(fc.constant("resourceVersionMatch"), fc.constantFrom("Exact", "NotOlderThan", "", "x")),
   fc.tuple(fc.constant("limit"), numberish),
   fc.tuple(fc.constant("continue"), fc.oneof(fc.base64String({ maxLength: 40 }), fc.string({ maxLength: 20 }))),
@@ -160,21 +220,39 @@ const metadata = fc.record(
     annotations: fc.dictionary(fc.string({ maxLength: 20 }), fc.string({ maxLength: 50 }), { maxKeys: 3 }),
     finalizers: fc.array(fc.string({ maxLength: 30 }), { maxLength: 2 }),
     resourceVersion: fc.constantFrom("", "1", "abc"),
-    managedFields: fc.array(fc.record({ manager: fc.string(), operation: fc.constantFrom("Apply", "Update", "x"), fieldsType: fc.constant("FieldsV1"), fieldsV1: fc.jsonValue({ maxDepth: 4 }) }), { maxLength: 1 }),
+    managedFields: fc.array(
+      fc.record({
+        manager: fc.string(),
+        operation: fc.constantFrom("Apply", "Update", "x"),
+        fieldsType: fc.constant("FieldsV1"),
+        fieldsV1: fc.jsonValue({ maxDepth: 4 }),
+      }),
+      { maxLength: 1 },
+    ),
   },
   { requiredKeys: ["name"] },
 );
 const objectFor = (target: Target) =>
   fc.record(
     {
-      apiVersion: fc.oneof({ weight: 6, arbitrary: fc.constant(target.apiVersion) }, { weight: 1, arbitrary: fc.constantFrom("v1", "x/y", "") }),
+      apiVersion: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(target.apiVersion) },
+        { weight: 1, arbitrary: fc.constantFrom("v1", "x/y", "") },
+      ),
       kind: fc.oneof({ weight: 6, arbitrary: fc.constant(target.kind) }, { weight: 1, arbitrary: fc.constantFrom("Secret", "x", "") }),
       metadata,
       spec: fc.jsonValue({ maxDepth: 5 }),
       data: fc.dictionary(fc.string({ maxLength: 10 }), fc.oneof(fc.base64String({ maxLength: 40 }), fc.string())),
       type: fc.constantFrom("Opaque", "x"),
       status: fc.jsonValue({ maxDepth: 3 }),
-      rules: fc.array(fc.record({ verbs: fc.array(fc.constantFrom("get", "*", "list"), { maxLength: 2 }), apiGroups: fc.constant([""]), resources: fc.constant(["secrets"]) }), { maxLength: 2 }),
+      rules: fc.array(
+        fc.record({
+          verbs: fc.array(fc.constantFrom("get", "*", "list"), { maxLength: 2 }),
+          apiGroups: fc.constant([""]),
+          resources: fc.constant(["secrets"]),
+        }),
+        { maxLength: 2 },
+      ),
       value: fc.integer({ min: -10, max: 2_000_000_000 }),
     },
     { requiredKeys: ["apiVersion", "kind", "metadata"] },
@@ -183,7 +261,19 @@ const jsonPatch = fc.array(
   fc.record(
     {
       op: fc.constantFrom("add", "remove", "replace", "move", "copy", "test", "x"),
-      path: fc.constantFrom("", "/", "/spec", "/spec/a", "/spec/a/0", "/spec/a/-", "/metadata/labels/x", "/metadata/name", "/data/k", "/x/y/z", "~1"),
+      path: fc.constantFrom(
+        "",
+        "/",
+        "/spec",
+        "/spec/a",
+        "/spec/a/0",
+        "/spec/a/-",
+        "/metadata/labels/x",
+        "/metadata/name",
+        "/data/k",
+        "/x/y/z",
+        "~1",
+      ),
       from: fc.constantFrom("/spec", "/metadata", "/spec/a", "/", ""),
       value: fc.jsonValue({ maxDepth: 3 }),
     },
@@ -191,7 +281,7 @@ const jsonPatch = fc.array(
   ),
   { maxLength: 30 },
 );
-const deep = fc.tuple(fc.integer({ min: 1, max: 20_000 }), fc.constantFrom("[", "{\"a\":", "- ", "a:\n ")).map(([n, open]) => open.repeat(n));
+const deep = fc.tuple(fc.integer({ min: 1, max: 20_000 }), fc.constantFrom("[", '{"a":', "- ", "a:\n ")).map(([n, open]) => open.repeat(n));
 const bodyFor = (target: Target) =>
   fc.oneof(
     { weight: 6, arbitrary: objectFor(target).map((o) => JSON.stringify(o)) },
@@ -200,8 +290,22 @@ const bodyFor = (target: Target) =>
     { weight: 1, arbitrary: objectFor(target).map((o) => toYamlish(o)) },
     { weight: 1, arbitrary: deep },
     { weight: 1, arbitrary: fc.string({ maxLength: 200 }) },
-    { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), Buffer.from(b)])) },
-    { weight: 1, arbitrary: fc.constantFrom("a: &a [x]\nb: &b [*a, *a, *a, *a]\nc: [*b, *b, *b, *b]", "{", "null", "[]", "", '{"a":1,"a":2}', "--- a\n--- b") },
+    {
+      weight: 1,
+      arbitrary: fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.concat([Buffer.from([0x6b, 0x38, 0x73, 0x00]), Buffer.from(b)])),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "a: &a [x]\nb: &b [*a, *a, *a, *a]\nc: [*b, *b, *b, *b]",
+        "{",
+        "null",
+        "[]",
+        "",
+        '{"a":1,"a":2}',
+        "--- a\n--- b",
+      ),
+    },
   );
 
 /** YAML in block style, close enough to what people send. */
@@ -220,7 +324,10 @@ const request: fc.Arbitrary<FuzzRequest> = fc
         operation: operationOn(target),
         query: fc.array(queryParameter, { maxLength: 4 }),
         accept: fc.oneof({ weight: 7, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: accept }),
-        impersonate: fc.oneof({ weight: 9, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom("jane", "system:anonymous", "system:serviceaccount:fuzz:x", "") }),
+        impersonate: fc.oneof(
+          { weight: 9, arbitrary: fc.constant(undefined) },
+          { weight: 1, arbitrary: fc.constantFrom("jane", "system:anonymous", "system:serviceaccount:fuzz:x", "") },
+        ),
         body: fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 6, arbitrary: bodyFor(target) }),
       })
       // Namespaces are not deleted: their finalizer would write afterwards (see the top).
@@ -263,11 +370,20 @@ function send(r: FuzzRequest): Promise<Answer> {
   const headers = r.body ? { ...r.headers, "content-length": String(r.body.length) } : r.headers;
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
-      { host: "127.0.0.1", port: server.port, method: r.method, path: `${r.path}${query ? `?${query}` : ""}`, headers, ...tls(), agent: false },
+      {
+        host: "127.0.0.1",
+        port: server.port,
+        method: r.method,
+        path: `${r.path}${query ? `?${query}` : ""}`,
+        headers,
+        ...tls(),
+        agent: false,
+      },
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         const contentType = String(res.headers["content-type"] ?? "");
-        const streaming = res.statusCode === 200 && res.headers["transfer-encoding"] === "chunked" && /[?&]watch=(true|1)/.test(`?${query}`);
+        const streaming =
+          res.statusCode === 200 && res.headers["transfer-encoding"] === "chunked" && /[?&]watch=(true|1)/.test(`?${query}`);
         if (streaming) {
           res.destroy();
           return resolve({ status: 200, contentType, text: "", streaming });

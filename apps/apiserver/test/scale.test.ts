@@ -29,7 +29,12 @@ describe("/scale", () => {
   it("changes spec.replicas through PUT and merge patch, bumping generation", async () => {
     const ns = await freshNamespace(t.api);
     await t.api.post(paths.deployments(ns), deployment("web"));
-    const put = await t.api.put(scaleOf(ns, "web"), { apiVersion: "autoscaling/v1", kind: "Scale", metadata: { name: "web" }, spec: { replicas: 5 } });
+    const put = await t.api.put(scaleOf(ns, "web"), {
+      apiVersion: "autoscaling/v1",
+      kind: "Scale",
+      metadata: { name: "web" },
+      spec: { replicas: 5 },
+    });
     expect(put.status).toBe(200);
     expect(put.body.spec.replicas).toBe(5);
     const patched = await t.api.patch(scaleOf(ns, "web"), { spec: { replicas: 7 } }, "application/merge-patch+json");
@@ -70,7 +75,11 @@ describe("/scale", () => {
       apiVersion: "apps/v1",
       kind: "ReplicaSet",
       metadata: { name: "rs" },
-      spec: { replicas: 2, selector: { matchLabels: { app: "x" }, matchExpressions: [{ key: "tier", operator: "In", values: ["a", "b"] }] }, template },
+      spec: {
+        replicas: 2,
+        selector: { matchLabels: { app: "x" }, matchExpressions: [{ key: "tier", operator: "In", values: ["a", "b"] }] },
+        template,
+      },
     });
     const rs = (await t.api.get(`/apis/apps/v1/namespaces/${ns}/replicasets/rs/scale`)).body;
     expect(rs.spec.replicas).toBe(2);
@@ -81,7 +90,11 @@ describe("/scale", () => {
       metadata: { name: "rc" },
       spec: { replicas: 1, selector: { app: "x", tier: "a" }, template },
     });
-    const rc = await t.api.patch(`/api/v1/namespaces/${ns}/replicationcontrollers/rc/scale`, { spec: { replicas: 4 } }, "application/merge-patch+json");
+    const rc = await t.api.patch(
+      `/api/v1/namespaces/${ns}/replicationcontrollers/rc/scale`,
+      { spec: { replicas: 4 } },
+      "application/merge-patch+json",
+    );
     expect(rc.body.spec.replicas).toBe(4);
     expect(rc.body.status.selector).toBe("app=x,tier=a");
   });

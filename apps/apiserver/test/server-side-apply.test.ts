@@ -93,7 +93,9 @@ describe("server-side apply", () => {
 
   it("accepts YAML", async () => {
     const ns = await freshNamespace(t.api);
-    const yaml = ["apiVersion: v1", "kind: Secret", "metadata:", "  name: settings", "type: Opaque", "data:", "  mode: ZmFzdA=="].join("\n");
+    const yaml = ["apiVersion: v1", "kind: Secret", "metadata:", "  name: settings", "type: Opaque", "data:", "  mode: ZmFzdA=="].join(
+      "\n",
+    );
     const r = await t.api.request("PATCH", `${paths.secrets(ns)}/settings?fieldManager=ci`, { raw: yaml, contentType: APPLY });
     expect(r.status).toBe(201);
     expect(r.body.data).toEqual({ mode: "ZmFzdA==" });
@@ -104,7 +106,11 @@ describe("server-side apply", () => {
     const ns = await freshNamespace(t.api);
     const path = `${paths.deployments(ns)}/web`;
     await apply(path, config("web", 2), "fieldManager=ci");
-    const conflict = await apply(path, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 5 } }, "fieldManager=ops");
+    const conflict = await apply(
+      path,
+      { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 5 } },
+      "fieldManager=ops",
+    );
     expect(conflict.status).toBe(409);
     expect(conflict.body).toEqual({
       kind: "Status",
@@ -116,7 +122,11 @@ describe("server-side apply", () => {
       details: { causes: [{ reason: "FieldManagerConflict", message: 'conflict with "ci"', field: ".spec.replicas" }] },
       code: 409,
     });
-    const forced = await apply(path, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 5 } }, "fieldManager=ops&force=true");
+    const forced = await apply(
+      path,
+      { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, spec: { replicas: 5 } },
+      "fieldManager=ops&force=true",
+    );
     expect(forced.status).toBe(200);
     expect(forced.body.spec.replicas).toBe(5);
     expect(fieldsOf(forced.body, "ops")).toEqual({ "f:spec": { "f:replicas": {} } });
@@ -126,7 +136,11 @@ describe("server-side apply", () => {
   it("names an Update manager and its version in a conflict", async () => {
     const ns = await freshNamespace(t.api);
     await t.api.post(`${paths.deployments(ns)}?fieldManager=kubectl-create`, deployment("d"));
-    const r = await apply(`${paths.deployments(ns)}/d`, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 7 } }, "fieldManager=ci");
+    const r = await apply(
+      `${paths.deployments(ns)}/d`,
+      { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 7 } },
+      "fieldManager=ci",
+    );
     expect(r.status).toBe(409);
     expect(r.body.message).toBe('Apply failed with 1 conflict: conflict with "kubectl-create" using apps/v1: .spec.replicas');
   });
@@ -145,7 +159,11 @@ describe("server-side apply", () => {
     const ns = await freshNamespace(t.api);
     const path = `${paths.deployments(ns)}/web`;
     await apply(path, config("web", 1), "fieldManager=ci");
-    const r = await apply(`${path}/status`, { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, status: { replicas: 1, readyReplicas: 1 } }, "fieldManager=reporter");
+    const r = await apply(
+      `${path}/status`,
+      { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, status: { replicas: 1, readyReplicas: 1 } },
+      "fieldManager=reporter",
+    );
     expect(r.status).toBe(200);
     expect(r.body.status).toMatchObject({ replicas: 1, readyReplicas: 1 });
     expect(managers(r.body)).toContainEqual(["reporter", "Apply", "status"]);
@@ -188,7 +206,10 @@ describe("server-side apply", () => {
     expect(strict.status).toBe(400);
     expect(strict.body.message).toContain('strict decoding error: unknown field "spec.bogus"');
     const yaml = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: c\ntype: Opaque\ntype: Opaque\n";
-    const dup = await t.api.request("PATCH", `${paths.secrets(ns)}/c?fieldManager=ci&fieldValidation=Strict`, { raw: yaml, contentType: APPLY });
+    const dup = await t.api.request("PATCH", `${paths.secrets(ns)}/c?fieldManager=ci&fieldValidation=Strict`, {
+      raw: yaml,
+      contentType: APPLY,
+    });
     expect(dup.status).toBe(400);
     expect(dup.body.message).toContain("error strict decoding patch");
     const warned = await apply(path, unknown, "fieldManager=ci&fieldValidation=Warn");
@@ -198,7 +219,11 @@ describe("server-side apply", () => {
 
   it("refuses a configuration of another kind", async () => {
     const ns = await freshNamespace(t.api);
-    const r = await apply(`${paths.deployments(ns)}/web`, { apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name: "web" } }, "fieldManager=ci");
+    const r = await apply(
+      `${paths.deployments(ns)}/web`,
+      { apiVersion: "apps/v1", kind: "StatefulSet", metadata: { name: "web" } },
+      "fieldManager=ci",
+    );
     expect(r.status).toBe(400);
     expect(r.body.message).toBe("invalid object type: apps/v1, Kind=StatefulSet");
   });

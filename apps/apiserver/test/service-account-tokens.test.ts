@@ -134,10 +134,16 @@ describe("TokenRequest", () => {
     expect(wrongUid.body.message).toBe(
       'Operation cannot be fulfilled on Secret "bound": the UID in the bound object reference (stale) does not match the UID in record. The object might have been deleted and then recreated',
     );
-    const missing = await t.api.post(tokenPath(ns, "robot"), request({ boundObjectRef: { kind: "Secret", apiVersion: "v1", name: "gone" } }));
+    const missing = await t.api.post(
+      tokenPath(ns, "robot"),
+      request({ boundObjectRef: { kind: "Secret", apiVersion: "v1", name: "gone" } }),
+    );
     expect(missing.status).toBe(404);
     expect(missing.body.message).toBe('secrets "gone" not found');
-    const kind = await t.api.post(tokenPath(ns, "robot"), request({ boundObjectRef: { kind: "Deployment", apiVersion: "apps/v1", name: "d" } }));
+    const kind = await t.api.post(
+      tokenPath(ns, "robot"),
+      request({ boundObjectRef: { kind: "Deployment", apiVersion: "apps/v1", name: "d" } }),
+    );
     expect(kind.status).toBe(400);
     expect(kind.body.message).toBe("cannot bind token to object of type apps/v1, Kind=Deployment");
 
@@ -211,7 +217,10 @@ describe("the service account token authenticator", () => {
     });
     const expired = await issuer.issue({ serviceAccount: robot, expirationSeconds: 600, issuedAt: new Date(Date.now() - 3600_000) });
     expect((await whoami(t.api.withToken(expired.token))).status).toBe(401);
-    expect((await review(expired.token)).body.status).toEqual({ user: {}, error: "[invalid bearer token, service account token has expired]" });
+    expect((await review(expired.token)).body.status).toEqual({
+      user: {},
+      error: "[invalid bearer token, service account token has expired]",
+    });
     const fresh = await issuer.issue({ serviceAccount: robot, expirationSeconds: 600 });
     expect((await whoami(t.api.withToken(fresh.token))).status).toBe(201);
   });
@@ -241,7 +250,11 @@ describe("TokenReview", () => {
       spec: { token: jwt, audiences: ["vault", "other"] },
       status: {
         authenticated: true,
-        user: { username: `system:serviceaccount:${ns}:robot`, uid, groups: ["system:serviceaccounts", `system:serviceaccounts:${ns}`, "system:authenticated"] },
+        user: {
+          username: `system:serviceaccount:${ns}:robot`,
+          uid,
+          groups: ["system:serviceaccounts", `system:serviceaccounts:${ns}`, "system:authenticated"],
+        },
         audiences: ["vault"],
       },
     });
@@ -262,7 +275,10 @@ describe("TokenReview", () => {
     const ns = await freshNamespace(t.api);
     await account(ns);
     const r = await review(await token(ns, "robot", { audiences: ["vault"] }), ["db"]);
-    expect(r.body.status).toEqual({ user: {}, error: '[invalid bearer token, token audiences ["vault"] is invalid for the target audiences ["db"]]' });
+    expect(r.body.status).toEqual({
+      user: {},
+      error: '[invalid bearer token, token audiences ["vault"] is invalid for the target audiences ["db"]]',
+    });
     expect((await review("garbage")).body.status).toEqual({ user: {}, error: "invalid bearer token" });
   });
 
@@ -281,9 +297,13 @@ describe("TokenReview", () => {
     expect(r.body.message).toBe("token is required for TokenReview in authentication");
     expect((await t.api.get(`/apis/${GROUP}/v1/tokenreviews`)).status).toBe(405);
     const auth = (await t.api.get(`/apis/${GROUP}/v1`)).body.resources;
-    expect(auth).toContainEqual(expect.objectContaining({ name: "tokenreviews", kind: "TokenReview", namespaced: false, verbs: ["create"] }));
+    expect(auth).toContainEqual(
+      expect.objectContaining({ name: "tokenreviews", kind: "TokenReview", namespaced: false, verbs: ["create"] }),
+    );
     const core = (await t.api.get("/api/v1")).body.resources;
-    expect(core).toContainEqual(expect.objectContaining({ name: "serviceaccounts/token", group: GROUP, version: "v1", kind: "TokenRequest", verbs: ["create"] }));
+    expect(core).toContainEqual(
+      expect.objectContaining({ name: "serviceaccounts/token", group: GROUP, version: "v1", kind: "TokenRequest", verbs: ["create"] }),
+    );
   });
 });
 
@@ -316,13 +336,19 @@ describe("OIDC discovery", () => {
   });
 
   it("ORCH_SA_DISCOVERY_PUBLIC serves it to anyone; ORCH_SA_ISSUER and ORCH_API_AUDIENCES are used", async () => {
-    const other = await startTestServer({ serviceAccounts: { publicDiscovery: true, issuer: "https://issuer.example", audiences: ["api", "extra"] } });
+    const other = await startTestServer({
+      serviceAccounts: { publicDiscovery: true, issuer: "https://issuer.example", audiences: ["api", "extra"] },
+    });
     try {
       const config = await other.api.anonymous().get("/.well-known/openid-configuration");
       expect(config.status).toBe(200);
       expect(config.body.issuer).toBe("https://issuer.example");
       expect((await other.api.anonymous().get("/openid/v1/jwks")).status).toBe(200);
-      await other.api.post("/api/v1/namespaces/default/serviceaccounts", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "sa" } });
+      await other.api.post("/api/v1/namespaces/default/serviceaccounts", {
+        apiVersion: "v1",
+        kind: "ServiceAccount",
+        metadata: { name: "sa" },
+      });
       const r = await other.api.post(tokenPath("default", "sa"), request());
       expect(r.body.spec.audiences).toEqual(["api", "extra"]);
       expect(claimsOf(r.body.status.token).iss).toBe("https://issuer.example");

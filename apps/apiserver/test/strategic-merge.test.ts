@@ -22,7 +22,14 @@ describe("strategic merge patch on a Deployment", () => {
   it("adds a container by name instead of replacing the list, and changes one container in place", async () => {
     const { path } = await withDeployment({
       containers: [
-        { name: "c", image: "nginx", env: [{ name: "A", value: "1" }, { name: "B", value: "2" }] },
+        {
+          name: "c",
+          image: "nginx",
+          env: [
+            { name: "A", value: "1" },
+            { name: "B", value: "2" },
+          ],
+        },
         { name: "side", image: "busybox" },
       ],
     });
@@ -34,7 +41,14 @@ describe("strategic merge patch on a Deployment", () => {
             spec: {
               "$setElementOrder/containers": [{ name: "c" }, { name: "side" }, { name: "log" }],
               containers: [
-                { name: "c", image: "nginx:1.27", env: [{ name: "B", value: "3" }, { name: "A", $patch: "delete" }] },
+                {
+                  name: "c",
+                  image: "nginx:1.27",
+                  env: [
+                    { name: "B", value: "3" },
+                    { name: "A", $patch: "delete" },
+                  ],
+                },
                 { name: "log", image: "fluentd:v1" },
               ],
             },
@@ -57,7 +71,12 @@ describe("strategic merge patch on a Deployment", () => {
   });
 
   it("deletes a container with $patch: delete and replaces the list with $patch: replace", async () => {
-    const { path } = await withDeployment({ containers: [{ name: "c", image: "nginx" }, { name: "side", image: "busybox" }] });
+    const { path } = await withDeployment({
+      containers: [
+        { name: "c", image: "nginx" },
+        { name: "side", image: "busybox" },
+      ],
+    });
     const deleted = await t.api.patch(path, { spec: { template: { spec: { containers: [{ name: "side", $patch: "delete" }] } } } }, SMP);
     expect(deleted.status, deleted.text).toBe(200);
     expect(podSpec(deleted).containers.map((c: any) => c.name)).toEqual(["c"]);
@@ -105,7 +124,9 @@ describe("strategic merge patch on a Deployment", () => {
     const { path } = await withDeployment();
     const refused = await t.api.patch(path, { spec: { strategy: { type: "Recreate" } } }, SMP);
     expect(refused.status).toBe(422);
-    expect(refused.body.message).toContain("spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'");
+    expect(refused.body.message).toContain(
+      "spec.strategy.rollingUpdate: Forbidden: may not be specified when strategy `type` is 'Recreate'",
+    );
     const r = await t.api.patch(path, { spec: { strategy: { $retainKeys: ["type"], type: "Recreate" } } }, SMP);
     expect(r.status, r.text).toBe(200);
     expect(r.body.spec.strategy).toEqual({ type: "Recreate" });
@@ -115,7 +136,11 @@ describe("strategic merge patch on a Deployment", () => {
     const ns = await freshNamespace(t.api);
     const created = await t.api.post(paths.deployments(ns), deployment("web", { keep: "me", drop: "me" }));
     expect(created.status).toBe(201);
-    const r = await t.api.patch(`${paths.deployments(ns)}/web`, { metadata: { labels: { drop: null, added: "yes" } }, spec: { minReadySeconds: 5 } }, SMP);
+    const r = await t.api.patch(
+      `${paths.deployments(ns)}/web`,
+      { metadata: { labels: { drop: null, added: "yes" } }, spec: { minReadySeconds: 5 } },
+      SMP,
+    );
     expect(r.status, r.text).toBe(200);
     expect(r.body.metadata.labels).toEqual({ keep: "me", added: "yes" });
     const cleared = await t.api.patch(`${paths.deployments(ns)}/web`, { spec: { minReadySeconds: null } }, SMP);
@@ -125,7 +150,14 @@ describe("strategic merge patch on a Deployment", () => {
   it("on /status merges conditions by type and leaves spec alone", async () => {
     const { path } = await withDeployment();
     const now = "2026-01-02T03:04:05Z";
-    const condition = (type: string, status: string) => ({ type, status, lastUpdateTime: now, lastTransitionTime: now, reason: "R", message: "m" });
+    const condition = (type: string, status: string) => ({
+      type,
+      status,
+      lastUpdateTime: now,
+      lastTransitionTime: now,
+      reason: "R",
+      message: "m",
+    });
     const first = await t.api.patch(`${path}/status`, { status: { conditions: [condition("Available", "False")] } }, SMP);
     expect(first.status, first.text).toBe(200);
     const second = await t.api.patch(
@@ -199,7 +231,11 @@ describe("malformed strategic merge patches", () => {
 
   it("a bad $retainKeys → 400", async () => {
     const { path } = await withDeployment();
-    const r = await t.api.patch(path, { spec: { strategy: { $retainKeys: ["type"], type: "Recreate", rollingUpdate: { maxSurge: 1 } } } }, SMP);
+    const r = await t.api.patch(
+      path,
+      { spec: { strategy: { $retainKeys: ["type"], type: "Recreate", rollingUpdate: { maxSurge: 1 } } } },
+      SMP,
+    );
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ reason: "BadRequest", message: "invalid patch format of retainKeys" });
   });
@@ -218,7 +254,10 @@ describe("custom resources", () => {
   const CRDS = "/apis/apiextensions.orch.io/v1/customresourcedefinitions";
 
   async function defineWidgets(api: Client, group: string) {
-    const schema = { type: "object", properties: { spec: { type: "object", properties: { items: { type: "array", items: { type: "string" } } } } } };
+    const schema = {
+      type: "object",
+      properties: { spec: { type: "object", properties: { items: { type: "array", items: { type: "string" } } } } },
+    };
     const crd = {
       apiVersion: "apiextensions.orch.io/v1",
       kind: "CustomResourceDefinition",
@@ -237,7 +276,13 @@ describe("custom resources", () => {
       acceptedNames: stored.spec.names,
       conditions: [
         { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "no conflicts found", lastTransitionTime: now },
-        { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "the initial names have been accepted", lastTransitionTime: now },
+        {
+          type: "Established",
+          status: "True",
+          reason: "InitialNamesAccepted",
+          message: "the initial names have been accepted",
+          lastTransitionTime: now,
+        },
       ],
     };
     expect((await api.put(`${CRDS}/widgets.${group}/status`, stored)).status).toBe(200);

@@ -137,7 +137,9 @@ describe("watch", () => {
     );
     const badRv = await t.api.get(`${secrets(ns)}?watch=true&resourceVersion=abc`);
     expect(badRv.status).toBe(400);
-    expect(badRv.body.message).toBe('invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax');
+    expect(badRv.body.message).toBe(
+      'invalid resource version: resourceVersion: Invalid value: "abc": strconv.ParseUint: parsing "abc": invalid syntax',
+    );
   });
 
   it("no bookmarks unless allowWatchBookmarks=true", async () => {

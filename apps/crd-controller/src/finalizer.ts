@@ -99,9 +99,7 @@ export class CrdFinalizer {
   }
 
   /** Deletes every instance, then checks that none is left (instances with finalizers take their time). */
-  private async deleteInstances(
-    crd: Crd,
-  ): Promise<{ condition: DesiredCondition; error?: Error } | { requeueAfter: number }> {
+  private async deleteInstances(crd: Crd): Promise<{ condition: DesiredCondition; error?: Error } | { requeueAfter: number }> {
     const name = crd.metadata!.name!;
     const failed = (message: string, error: Error) => ({
       condition: { type: "Terminating", status: "True", reason: "InstanceDeletionFailed", message },

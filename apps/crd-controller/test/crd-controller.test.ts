@@ -41,7 +41,8 @@ beforeAll(async () => {
     env: { ...process.env, ORCH_DATA_DIR: apiserver.dataDir, ORCH_NATS_URL: nats.url, ORCH_SUPERVISED: "1" },
     stdio: ["pipe", "pipe", "pipe"],
   });
-  for (const stream of [controller.stdout!, controller.stderr!]) stream.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000)));
+  for (const stream of [controller.stdout!, controller.stderr!])
+    stream.on("data", (chunk: Buffer) => (output = (output + chunk.toString()).slice(-8000)));
 });
 
 afterAll(async () => {
@@ -81,7 +82,9 @@ function crd(group: string, plural: string, kind: string, extra: { shortNames?: 
           name: "v1",
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { size: { type: "integer" } } } } } },
+          schema: {
+            openAPIV3Schema: { type: "object", properties: { spec: { type: "object", properties: { size: { type: "integer" } } } } },
+          },
         },
       ],
     },
@@ -100,13 +103,32 @@ describe("crd-controller", () => {
   it("accepts the names of a new CRD and establishes it, and the apiserver then serves the kind", async () => {
     await client.create(crds, crd("stable.example.com", "crontabs", "CronTab", { shortNames: ["ct"] }));
     const established = await waitForCondition("crontabs.stable.example.com", "Established", "True");
-    expect(condition(established, "Established")).toMatchObject({ reason: "InitialNamesAccepted", message: "the initial names have been accepted" });
-    expect(condition(established, "NamesAccepted")).toMatchObject({ status: "True", reason: "NoConflicts", message: "no conflicts found", observedGeneration: 1 });
-    expect(established.status?.acceptedNames).toEqual({ plural: "crontabs", singular: "crontab", kind: "CronTab", listKind: "CronTabList", shortNames: ["ct"] });
+    expect(condition(established, "Established")).toMatchObject({
+      reason: "InitialNamesAccepted",
+      message: "the initial names have been accepted",
+    });
+    expect(condition(established, "NamesAccepted")).toMatchObject({
+      status: "True",
+      reason: "NoConflicts",
+      message: "no conflicts found",
+      observedGeneration: 1,
+    });
+    expect(established.status?.acceptedNames).toEqual({
+      plural: "crontabs",
+      singular: "crontab",
+      kind: "CronTab",
+      listKind: "CronTabList",
+      shortNames: ["ct"],
+    });
     expect(established.status?.observedGeneration).toBe(1);
 
     const cronTabs: ResourceRef = { group: "stable.example.com", version: "v1", plural: "crontabs", namespaced: true };
-    const created = await client.create<Crd>(cronTabs, { apiVersion: "stable.example.com/v1", kind: "CronTab", metadata: { name: "a", namespace: "default" }, spec: { size: 3 } });
+    const created = await client.create<Crd>(cronTabs, {
+      apiVersion: "stable.example.com/v1",
+      kind: "CronTab",
+      metadata: { name: "a", namespace: "default" },
+      spec: { size: 3 },
+    });
     expect(created.spec).toEqual({ size: 3 });
   });
 
@@ -118,8 +140,15 @@ describe("crd-controller", () => {
     await client.create(crds, crd(group, "gadgets", "Widget"));
     const kindConflict = await waitForCondition(`gadgets.${group}`, "NamesAccepted", "False");
     // Kind and list kind both conflict; as in Kubernetes, the last check's reason is the one reported.
-    expect(condition(kindConflict, "NamesAccepted")).toMatchObject({ reason: "ListKindConflict", message: '"WidgetList" is already in use' });
-    expect(condition(kindConflict, "Established")).toMatchObject({ status: "False", reason: "NotAccepted", message: "not all names are accepted" });
+    expect(condition(kindConflict, "NamesAccepted")).toMatchObject({
+      reason: "ListKindConflict",
+      message: '"WidgetList" is already in use',
+    });
+    expect(condition(kindConflict, "Established")).toMatchObject({
+      status: "False",
+      reason: "NotAccepted",
+      message: "not all names are accepted",
+    });
     // Names that are free are accepted even while others conflict.
     // (its singular defaults to "widget", which the other CRD holds too.)
     expect(kindConflict.status?.acceptedNames).toEqual({ plural: "gadgets", kind: "" });
@@ -168,7 +197,9 @@ describe("crd-controller", () => {
     await until(async () => ((await getCrd(`things.${group}`)) ? undefined : true), "the CRD to go");
     await watching;
     watch.close();
-    expect(seen.map((c) => c.reason)).toEqual(expect.arrayContaining(["InstanceDeletionPending", "InstanceDeletionInProgress", "InstanceDeletionCompleted"]));
+    expect(seen.map((c) => c.reason)).toEqual(
+      expect.arrayContaining(["InstanceDeletionPending", "InstanceDeletionInProgress", "InstanceDeletionCompleted"]),
+    );
     expect(seen.at(-1)).toMatchObject({ status: "False", reason: "InstanceDeletionCompleted", message: "removed all instances" });
 
     // Defined again, the kind starts empty: the old instances are gone from storage, not just hidden.

@@ -9,7 +9,9 @@ await runControllerApp({
   name: "csr-approver",
   setup: (app) => {
     // Only the node agent client signer's requests can be approved here: the others need not be cached.
-    const csrs = app.informer<Csr>(csrResource(app.profile), { fieldSelector: `spec.signerName=${app.profile.signers.apiserverClientNodeAgent}` });
+    const csrs = app.informer<Csr>(csrResource(app.profile), {
+      fieldSelector: `spec.signerName=${app.profile.signers.apiserverClientNodeAgent}`,
+    });
     app.runController({
       name: "csr-approver",
       sources: [csrs],

@@ -24,7 +24,8 @@ export function awaitsApproval(csr: Csr): boolean {
 /** isNodeClientCert: the node agent client signer, and a request that signer accepts as it is. */
 export function isNodeClientCert(profile: NamingProfile, csr: Csr, request: ParsedCertificateRequest): boolean {
   return (
-    csr.spec.signerName === profile.signers.apiserverClientNodeAgent && nodeClientRequestRefusal(request, csr.spec.usages ?? [], profile.nodes) === undefined
+    csr.spec.signerName === profile.signers.apiserverClientNodeAgent &&
+    nodeClientRequestRefusal(request, csr.spec.usages ?? [], profile.nodes) === undefined
   );
 }
 

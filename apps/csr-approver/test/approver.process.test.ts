@@ -6,7 +6,17 @@ import { type KeyUsage, issueCertificate, parseCertificate, verifyChain } from "
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AppProcess, type Cluster, createCsr, issuedCertificate, sleep, startApp, useCluster, waitFor, whoAmI } from "../../csr-signer/test/cluster.js";
+import {
+  type AppProcess,
+  type Cluster,
+  createCsr,
+  issuedCertificate,
+  sleep,
+  startApp,
+  useCluster,
+  waitFor,
+  whoAmI,
+} from "../../csr-signer/test/cluster.js";
 import type { Csr } from "../src/index.js";
 
 const cluster = useCluster("orch");
@@ -16,7 +26,12 @@ const CLIENT: KeyUsage[] = ["digital signature", "key encipherment", "client aut
 async function clientAs(c: Cluster, username: string, groups: string[]): Promise<ApiClient> {
   const pki = join(c.apiserver.dataDir, "pki");
   const ca = { certPem: readFileSync(join(pki, "ca.crt"), "utf8"), keyPem: readFileSync(join(pki, "ca.key"), "utf8") };
-  const { certPem, keyPem } = await issueCertificate({ ca, subject: { commonName: username, organizations: groups }, usages: CLIENT, validitySeconds: 3600 });
+  const { certPem, keyPem } = await issueCertificate({
+    ca,
+    subject: { commonName: username, organizations: groups },
+    usages: CLIENT,
+    validitySeconds: 3600,
+  });
   return new ApiClient({ server: c.apiserver.url, ca: c.caPem, cert: certPem, key: keyPem! }, { userAgent: "csr-approver-test" });
 }
 
@@ -35,7 +50,8 @@ async function grant(c: Cluster, name: string, rules: object[], subject: { kind:
   } as KubeObject);
 }
 
-const approvalOf = async (c: Cluster, name: string) => (await c.admin.get<Csr>(c.csrs, name)).status.conditions?.find((x) => x.type === "Approved");
+const approvalOf = async (c: Cluster, name: string) =>
+  (await c.admin.get<Csr>(c.csrs, name)).status.conditions?.find((x) => x.type === "Approved");
 
 describe("csr-approver with csr-signer", () => {
   const apps: AppProcess[] = [];
@@ -47,14 +63,24 @@ describe("csr-approver with csr-signer", () => {
     apps.push(startApp("csr-approver", cluster, { identity: "own" }), startApp("csr-signer", cluster, { identity: "own" }));
     certificates = cluster.profile.group("certificates");
     // Anyone may ask for certificates; nodes may ask for their own client certificate to be approved.
-    await grant(cluster, "csr-requesters", [{ apiGroups: [certificates], resources: ["certificatesigningrequests"], verbs: ["create", "get", "list", "watch"] }], {
-      kind: "Group",
-      name: "system:authenticated",
-    });
-    await grant(cluster, "node-self-client", [{ apiGroups: [certificates], resources: ["certificatesigningrequests/selfnodeclient"], verbs: ["create"] }], {
-      kind: "Group",
-      name: "system:nodes",
-    });
+    await grant(
+      cluster,
+      "csr-requesters",
+      [{ apiGroups: [certificates], resources: ["certificatesigningrequests"], verbs: ["create", "get", "list", "watch"] }],
+      {
+        kind: "Group",
+        name: "system:authenticated",
+      },
+    );
+    await grant(
+      cluster,
+      "node-self-client",
+      [{ apiGroups: [certificates], resources: ["certificatesigningrequests/selfnodeclient"], verbs: ["create"] }],
+      {
+        kind: "Group",
+        name: "system:nodes",
+      },
+    );
   });
   afterAll(async () => {
     for (const c of clients) c.close();
@@ -80,7 +106,9 @@ describe("csr-approver with csr-signer", () => {
     });
     expect(verifyChain(certPem, cluster.caPem)).toBe(true);
     expect(parseCertificate(certPem).subject).toEqual({ commonName: "system:node:n1", organizations: ["system:nodes"] });
-    expect(await whoAmI(cluster, certPem, keyPem)).toEqual({ userInfo: { username: "system:node:n1", groups: ["system:nodes", "system:authenticated"] } });
+    expect(await whoAmI(cluster, certPem, keyPem)).toEqual({
+      userInfo: { username: "system:node:n1", groups: ["system:nodes", "system:authenticated"] },
+    });
   });
 
   it("auto-approves a node client certificate requested on a node's behalf by someone allowed to (nodeclient)", async () => {
@@ -92,7 +120,9 @@ describe("csr-approver with csr-signer", () => {
       { commonName: "system:node:n2", organizations: ["system:nodes"] },
     );
     await issuedCertificate(cluster, "node-n2-by-admin");
-    expect((await approvalOf(cluster, "node-n2-by-admin"))?.message).toBe("Auto approving orchlet client certificate after SubjectAccessReview.");
+    expect((await approvalOf(cluster, "node-n2-by-admin"))?.message).toBe(
+      "Auto approving orchlet client certificate after SubjectAccessReview.",
+    );
   });
 
   it("approves nothing else: a requester without the permission, another node's name, another signer", async () => {

@@ -82,7 +82,12 @@ describe("awaitsApproval", () => {
 describe("accessReviewFor", () => {
   it("is a SubjectAccessReview of the requester recorded in the spec, empty fields left out", async () => {
     const csr = await csrOf(node, { username: "system:node:n1", uid: "u-1", groups: ["system:nodes"], extra: { scopes: ["a", "b"] } });
-    const attributes = { group: "certificates.orch.io", resource: "certificatesigningrequests", verb: "create", subresource: "selfnodeclient" };
+    const attributes = {
+      group: "certificates.orch.io",
+      resource: "certificatesigningrequests",
+      verb: "create",
+      subresource: "selfnodeclient",
+    };
     expect(accessReviewFor(orch, csr, attributes)).toEqual({
       apiVersion: "authorization.orch.io/v1",
       kind: "SubjectAccessReview",

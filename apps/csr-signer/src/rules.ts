@@ -21,5 +21,9 @@ export function awaitsSigning(profile: NamingProfile, csr: Csr): boolean {
 }
 
 /** Why the well-known signer `signerName` will not issue for this request, or undefined when it will. */
-export const signerRefusal = (profile: NamingProfile, signerName: string, request: ParsedCertificateRequest, usages: readonly string[]): string | undefined =>
-  wellKnownSignerRefusal(profile.signers, profile.nodes, signerName, request, usages)?.message;
+export const signerRefusal = (
+  profile: NamingProfile,
+  signerName: string,
+  request: ParsedCertificateRequest,
+  usages: readonly string[],
+): string | undefined => wellKnownSignerRefusal(profile.signers, profile.nodes, signerName, request, usages)?.message;

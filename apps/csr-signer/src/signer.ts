@@ -6,7 +6,13 @@
 import type { ApiClient, Informer } from "@orch/client";
 import { type Reconciler, TerminalError, writeStatus } from "@orch/controller";
 import { rfc3339 } from "@orch/machinery";
-import { type ParsedCertificateRequest, certificateLifetimeSeconds, csrRequestDer, parseCertificateRequest, signCertificateRequest } from "@orch/pki";
+import {
+  type ParsedCertificateRequest,
+  certificateLifetimeSeconds,
+  csrRequestDer,
+  parseCertificateRequest,
+  signCertificateRequest,
+} from "@orch/pki";
 import type { CaFiles } from "./ca-files.js";
 import { type CertificateSigningRequest as Csr, type NamingProfile, csrResource } from "@orch/api";
 import { awaitsSigning, signerRefusal } from "./rules.js";

@@ -109,7 +109,11 @@ export function startApp(name: "csr-signer" | "csr-approver", cluster: Cluster, 
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function waitFor<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs = 20_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const result = await check();
@@ -145,7 +149,12 @@ export async function approve(cluster: Cluster, name: string): Promise<Csr> {
     name,
     (csr) => {
       csr.status ??= {};
-      (csr.status.conditions ??= []).push({ type: "Approved", status: "True", reason: "KubectlApprove", message: "This CSR was approved by kubectl certificate approve." });
+      (csr.status.conditions ??= []).push({
+        type: "Approved",
+        status: "True",
+        reason: "KubectlApprove",
+        message: "This CSR was approved by kubectl certificate approve.",
+      });
     },
     { subresource: "approval" },
   );

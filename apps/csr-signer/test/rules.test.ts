@@ -43,12 +43,18 @@ describe("signerRefusal", () => {
     const client = parseCertificateRequest((await createCertificateRequest({ commonName: "jane", organizations: ["devs"] })).csrPem);
     const { signers } = orch;
     expect(signerRefusal(orch, signers.apiserverClient, client, CLIENT)).toBeUndefined();
-    expect(signerRefusal(orch, signers.apiserverClient, client, ["client auth", "server auth"])).toBe("invalid usage for client certificate: server auth");
-    expect(signerRefusal(orch, signers.apiserverClient, client, ["digital signature"])).toBe("missing required usage for client certificate: client auth");
+    expect(signerRefusal(orch, signers.apiserverClient, client, ["client auth", "server auth"])).toBe(
+      "invalid usage for client certificate: server auth",
+    );
+    expect(signerRefusal(orch, signers.apiserverClient, client, ["digital signature"])).toBe(
+      "missing required usage for client certificate: client auth",
+    );
     expect(signerRefusal(orch, signers.apiserverClientNodeAgent, client, CLIENT)).toBe("subject organization is not system:nodes");
     expect(signerRefusal(orch, signers.nodeAgentServing, client, CLIENT)).toBe("subject organization is not system:nodes");
 
-    const node = parseCertificateRequest((await createCertificateRequest({ commonName: "system:node:n1", organizations: ["system:nodes"] })).csrPem);
+    const node = parseCertificateRequest(
+      (await createCertificateRequest({ commonName: "system:node:n1", organizations: ["system:nodes"] })).csrPem,
+    );
     expect(signerRefusal(kubernetes, kubernetes.signers.apiserverClientNodeAgent, node, CLIENT)).toBeUndefined();
     expect(signerRefusal(kubernetes, kubernetes.signers.nodeAgentServing, node, ["digital signature", "server auth"])).toBe(
       "DNS or IP subjectAltName is required",
@@ -68,10 +74,17 @@ describe("signerConfig", () => {
 
   it("takes other files and another maximum from the environment, and refuses a bad duration", () => {
     expect(
-      signerConfig({ ORCH_DATA_DIR: "/d", ORCH_SIGNER_CERT_FILE: "/etc/ca.pem", ORCH_SIGNER_KEY_FILE: "/etc/ca-key.pem", ORCH_CLUSTER_SIGNING_DURATION_SECONDS: "3600" }),
+      signerConfig({
+        ORCH_DATA_DIR: "/d",
+        ORCH_SIGNER_CERT_FILE: "/etc/ca.pem",
+        ORCH_SIGNER_KEY_FILE: "/etc/ca-key.pem",
+        ORCH_CLUSTER_SIGNING_DURATION_SECONDS: "3600",
+      }),
     ).toEqual({ certFile: "/etc/ca.pem", keyFile: "/etc/ca-key.pem", maxLifetimeSeconds: 3600 });
     for (const bad of ["0", "-5", "1.5", "1y"]) {
-      expect(() => signerConfig({ ORCH_CLUSTER_SIGNING_DURATION_SECONDS: bad })).toThrow(/ORCH_CLUSTER_SIGNING_DURATION_SECONDS must be a positive whole number/);
+      expect(() => signerConfig({ ORCH_CLUSTER_SIGNING_DURATION_SECONDS: bad })).toThrow(
+        /ORCH_CLUSTER_SIGNING_DURATION_SECONDS must be a positive whole number/,
+      );
     }
   });
 });

@@ -56,8 +56,20 @@ describe("csr-signer", () => {
 
   it("gives the maximum, ORCH_CLUSTER_SIGNING_DURATION_SECONDS, to requests naming no lifetime and caps longer ones at it", async () => {
     const { signers } = cluster.profile;
-    await createCsr(cluster.admin, cluster, "long", { signerName: signers.apiserverClient, usages: CLIENT, expirationSeconds: 86_400 }, { commonName: "long" });
-    await createCsr(cluster.admin, cluster, "default-lifetime", { signerName: signers.apiserverClient, usages: CLIENT }, { commonName: "default-lifetime" });
+    await createCsr(
+      cluster.admin,
+      cluster,
+      "long",
+      { signerName: signers.apiserverClient, usages: CLIENT, expirationSeconds: 86_400 },
+      { commonName: "long" },
+    );
+    await createCsr(
+      cluster.admin,
+      cluster,
+      "default-lifetime",
+      { signerName: signers.apiserverClient, usages: CLIENT },
+      { commonName: "default-lifetime" },
+    );
     await Promise.all([approve(cluster, "long"), approve(cluster, "default-lifetime")]);
     // Both are under 8 hours: not backdated at the end.
     expect(lifetimeOf(await issuedCertificate(cluster, "long"))).toBe(MAX_LIFETIME + 300);
@@ -85,7 +97,10 @@ describe("csr-signer", () => {
     for (const name of ["pending", "denied", "custom"]) {
       const csr = await cluster.admin.get<Csr>(cluster.csrs, name);
       expect(csr.status.certificate, name).toBeUndefined();
-      expect(csr.status.conditions?.some((c) => c.type === "Failed"), name).toBeFalsy();
+      expect(
+        csr.status.conditions?.some((c) => c.type === "Failed"),
+        name,
+      ).toBeFalsy();
     }
   });
 });
@@ -98,7 +113,13 @@ describe("csr-signer through a crash", () => {
     const names = Array.from({ length: COUNT }, (_, i) => `crash-${i}`);
     const requests = new Map<string, string>();
     for (const name of names) {
-      const { csr } = await createCsr(cluster.admin, cluster, name, { signerName: signers.apiserverClient, usages: CLIENT }, { commonName: name });
+      const { csr } = await createCsr(
+        cluster.admin,
+        cluster,
+        name,
+        { signerName: signers.apiserverClient, usages: CLIENT },
+        { commonName: name },
+      );
       requests.set(name, csr.spec.request);
       await approve(cluster, name);
     }

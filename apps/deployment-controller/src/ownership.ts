@@ -67,7 +67,9 @@ async function recheckOwner<T extends Owned>(options: ClaimOptions<T>): Promise<
   const { owner } = options;
   const fresh = await options.client.get<Owned>(options.ownerResource, owner.metadata.name ?? "", { namespace: owner.metadata.namespace });
   if (fresh.metadata.uid !== owner.metadata.uid) {
-    throw new Error(`original ${owner.metadata.namespace}/${owner.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${owner.metadata.uid}`);
+    throw new Error(
+      `original ${owner.metadata.namespace}/${owner.metadata.name} is gone: got uid ${fresh.metadata.uid}, wanted ${owner.metadata.uid}`,
+    );
   }
   if (fresh.metadata.deletionTimestamp) {
     throw new Error(`${owner.metadata.namespace}/${owner.metadata.name} has just been deleted at ${fresh.metadata.deletionTimestamp}`);

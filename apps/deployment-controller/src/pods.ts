@@ -129,7 +129,13 @@ function deleteBefore(a: Ranked, b: Ranked, costAnnotation: string, now: number)
  * The `count` pods to delete from `pods` (getPodsToDelete). `related` are the active pods of the
  * controller and its siblings (replica sets of the same deployment), for the doubled-up rank.
  */
-export function podsToDelete(pods: readonly Pod[], related: readonly Pod[], count: number, costAnnotation: string, now = Date.now()): Pod[] {
+export function podsToDelete(
+  pods: readonly Pod[],
+  related: readonly Pod[],
+  count: number,
+  costAnnotation: string,
+  now = Date.now(),
+): Pod[] {
   if (count >= pods.length) return [...pods];
   const onNode = new Map<string, number>();
   for (const pod of related) {

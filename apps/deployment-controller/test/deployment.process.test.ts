@@ -52,10 +52,15 @@ describe("deployment-controller: Deployments", () => {
     const ns = await freshNamespace(c.client);
     const created = await c.client.create<Deployment>(deployments, deployment("web", 3), { namespace: ns });
 
-    const [rs] = await waitFor("one replica set", async () => {
-      const rss = await replicaSetsOf(c.client, ns);
-      return rss.length === 1 ? rss : undefined;
-    }, 20_000, c.controller);
+    const [rs] = await waitFor(
+      "one replica set",
+      async () => {
+        const rss = await replicaSetsOf(c.client, ns);
+        return rss.length === 1 ? rss : undefined;
+      },
+      20_000,
+      c.controller,
+    );
     const hash = rs!.metadata.labels?.["pod-template-hash"];
     expect(hash).toMatch(/^[bcdfghjklmnpqrstvwxz2456789]+$/);
     expect(rs!.metadata.name).toBe(`web-${hash}`);
@@ -63,12 +68,21 @@ describe("deployment-controller: Deployments", () => {
     expect(rs!.metadata.ownerReferences).toEqual([
       { apiVersion: "apps/v1", kind: "Deployment", name: "web", uid: created.metadata.uid, controller: true, blockOwnerDeletion: true },
     ]);
-    expect(rs!.metadata.annotations).toMatchObject({ [REVISION]: "1", "deployment.orch.io/desired-replicas": "3", "deployment.orch.io/max-replicas": "4" });
+    expect(rs!.metadata.annotations).toMatchObject({
+      [REVISION]: "1",
+      "deployment.orch.io/desired-replicas": "3",
+      "deployment.orch.io/max-replicas": "4",
+    });
 
-    const running = await waitFor("3 pods", async () => {
-      const ps = await activePods(c.client, ns);
-      return ps.length === 3 ? ps : undefined;
-    }, 20_000, c.controller);
+    const running = await waitFor(
+      "3 pods",
+      async () => {
+        const ps = await activePods(c.client, ns);
+        return ps.length === 3 ? ps : undefined;
+      },
+      20_000,
+      c.controller,
+    );
     for (const pod of running) {
       expect(pod.metadata.name).toMatch(new RegExp(`^${rs!.metadata.name}-[a-z0-9]{5}$`));
       expect(pod.metadata.labels).toEqual({ app: "web", "pod-template-hash": hash });
@@ -81,18 +95,35 @@ describe("deployment-controller: Deployments", () => {
       const d = await get(ns, "web");
       return d.status?.unavailableReplicas === 3 && d.status.replicas === 3 ? d : undefined;
     });
-    expect(condition(waiting, "Available")).toMatchObject({ status: "False", reason: "MinimumReplicasUnavailable", message: "Deployment does not have minimum availability." });
+    expect(condition(waiting, "Available")).toMatchObject({
+      status: "False",
+      reason: "MinimumReplicasUnavailable",
+      message: "Deployment does not have minimum availability.",
+    });
     expect(waiting.metadata.annotations?.[REVISION]).toBe("1");
 
     for (const pod of running) await markReady(c.client, pod);
     const ready = await waitForComplete(ns, "web", 3);
     expect(ready.status).toMatchObject({ replicas: 3, updatedReplicas: 3, readyReplicas: 3, availableReplicas: 3 });
     expect(ready.status?.unavailableReplicas).toBeUndefined();
-    expect(condition(ready, "Available")).toMatchObject({ status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability." });
-    expect(condition(ready, "Progressing")).toMatchObject({ status: "True", message: `ReplicaSet "${rs!.metadata.name}" has successfully progressed.` });
+    expect(condition(ready, "Available")).toMatchObject({
+      status: "True",
+      reason: "MinimumReplicasAvailable",
+      message: "Deployment has minimum availability.",
+    });
+    expect(condition(ready, "Progressing")).toMatchObject({
+      status: "True",
+      message: `ReplicaSet "${rs!.metadata.name}" has successfully progressed.`,
+    });
 
     const rsNow = (await replicaSetsOf(c.client, ns))[0]!;
-    expect(rsNow.status).toMatchObject({ replicas: 3, fullyLabeledReplicas: 3, readyReplicas: 3, availableReplicas: 3, observedGeneration: rsNow.metadata.generation });
+    expect(rsNow.status).toMatchObject({
+      replicas: 3,
+      fullyLabeledReplicas: 3,
+      readyReplicas: 3,
+      availableReplicas: 3,
+      observedGeneration: rsNow.metadata.generation,
+    });
   });
 
   it("a template change rolls out a second ReplicaSet within maxSurge and maxUnavailable at every step", async () => {
@@ -105,7 +136,12 @@ describe("deployment-controller: Deployments", () => {
     expect((await get(ns, "roll")).metadata.resourceVersion).toBe(first.metadata.resourceVersion);
     const [oldRS] = await replicaSetsOf(c.client, ns);
 
-    await c.client.patch(deployments, "roll", { spec: { template: { spec: { containers: [{ name: "c", image: "nginx:2" }] } } } }, { namespace: ns });
+    await c.client.patch(
+      deployments,
+      "roll",
+      { spec: { template: { spec: { containers: [{ name: "c", image: "nginx:2" }] } } } },
+      { namespace: ns },
+    );
 
     // Both bounds hold at every revision of the replica sets and of the pods, as the watches see them.
     const violations: string[] = [];
@@ -117,7 +153,12 @@ describe("deployment-controller: Deployments", () => {
       const readyCount = ps.filter((p) => isActive(p) && isReady(p)).length;
       if (readyCount < 3) violations.push(`${readyCount} ready pods (< 4 - maxUnavailable 1)`);
     });
-    await c.client.patch(deployments, "roll", { spec: { template: { spec: { containers: [{ name: "c", image: "nginx:2" }] } } } }, { namespace: ns });
+    await c.client.patch(
+      deployments,
+      "roll",
+      { spec: { template: { spec: { containers: [{ name: "c", image: "nginx:2" }] } } } },
+      { namespace: ns },
+    );
 
     // The kubelet makes one new pod Ready at a time.
     let steps = 0;
@@ -188,13 +229,21 @@ describe("deployment-controller: Deployments", () => {
       const alive = ps.filter(isActive);
       if (new Set(alive.map((p) => p.metadata.labels?.version ?? "1")).size > 1) mixed.push(alive.map((p) => p.metadata.name).join(","));
     });
-    await c.client.patch(deployments, "recreate", { spec: { template: { metadata: { labels: { app: "recreate", version: "2" } } } } }, { namespace: ns });
+    await c.client.patch(
+      deployments,
+      "recreate",
+      { spec: { template: { metadata: { labels: { app: "recreate", version: "2" } } } } },
+      { namespace: ns },
+    );
     await waitFor(
       "the recreate rollout",
       async () => {
         await markAllReady(c.client, ns);
         const d = await get(ns, "recreate");
-        return d.status?.observedGeneration === d.metadata.generation && d.status?.updatedReplicas === 3 && d.status.availableReplicas === 3 && d.status.replicas === 3
+        return d.status?.observedGeneration === d.metadata.generation &&
+          d.status?.updatedReplicas === 3 &&
+          d.status.availableReplicas === 3 &&
+          d.status.replicas === 3
           ? d
           : undefined;
       },
@@ -212,10 +261,17 @@ describe("deployment-controller: Deployments", () => {
     await c.client.create<Deployment>(deployments, deployment("paused", 2), { namespace: ns });
     await waitForComplete(ns, "paused", 2);
 
-    await c.client.patch(deployments, "paused", { spec: { paused: true, template: { metadata: { labels: { app: "paused", v: "2" } } } } }, { namespace: ns });
+    await c.client.patch(
+      deployments,
+      "paused",
+      { spec: { paused: true, template: { metadata: { labels: { app: "paused", v: "2" } } } } },
+      { namespace: ns },
+    );
     const paused = await waitFor("the paused condition", async () => {
       const d = await get(ns, "paused");
-      return condition(d, "Progressing")?.reason === "DeploymentPaused" && d.status?.observedGeneration === d.metadata.generation ? d : undefined;
+      return condition(d, "Progressing")?.reason === "DeploymentPaused" && d.status?.observedGeneration === d.metadata.generation
+        ? d
+        : undefined;
     });
     expect(condition(paused, "Progressing")).toMatchObject({ status: "Unknown", message: "Deployment is paused" });
     await c.client.patch(deployments, "paused", { spec: { replicas: 3 } }, { namespace: ns });
@@ -239,7 +295,12 @@ describe("deployment-controller: Deployments", () => {
     await c.client.create<Deployment>(deployments, deployment("history", 1, { revisionHistoryLimit: 1 }), { namespace: ns });
     await waitForComplete(ns, "history", 1);
     for (const v of ["2", "3", "4"]) {
-      await c.client.patch(deployments, "history", { spec: { template: { metadata: { labels: { app: "history", v } } } } }, { namespace: ns });
+      await c.client.patch(
+        deployments,
+        "history",
+        { spec: { template: { metadata: { labels: { app: "history", v } } } } },
+        { namespace: ns },
+      );
       await waitForComplete(ns, "history", 1);
     }
     const rss = await waitFor("two replica sets left", async () => {
@@ -253,12 +314,22 @@ describe("deployment-controller: Deployments", () => {
     const ns = await freshNamespace(c.client);
     await c.client.create<Deployment>(deployments, deployment("stuck", 2, { progressDeadlineSeconds: 2 }), { namespace: ns });
     await waitForComplete(ns, "stuck", 2);
-    await c.client.patch(deployments, "stuck", { spec: { template: { spec: { containers: [{ name: "c", image: "nginx:broken" }] } } } }, { namespace: ns });
-    const progressing = await waitFor("the deadline", async () => {
-      const d = await get(ns, "stuck");
-      const cond = condition(d, "Progressing");
-      return cond?.reason === "ProgressDeadlineExceeded" ? cond : undefined;
-    }, 15_000, c.controller);
+    await c.client.patch(
+      deployments,
+      "stuck",
+      { spec: { template: { spec: { containers: [{ name: "c", image: "nginx:broken" }] } } } },
+      { namespace: ns },
+    );
+    const progressing = await waitFor(
+      "the deadline",
+      async () => {
+        const d = await get(ns, "stuck");
+        const cond = condition(d, "Progressing");
+        return cond?.reason === "ProgressDeadlineExceeded" ? cond : undefined;
+      },
+      15_000,
+      c.controller,
+    );
     const newRS = (await replicaSetsOf(c.client, ns)).find((rs) => rs.metadata.annotations?.[REVISION] === "2")!;
     expect(progressing).toMatchObject({ status: "False", message: `ReplicaSet "${newRS.metadata.name}" has timed out progressing.` });
     // Availability held: the old pods were not removed for new ones that never became available.
@@ -303,10 +374,15 @@ describe("deployment-controller: Deployments", () => {
       return orphan && !orphan.metadata.ownerReferences?.length;
     });
     const again = await c.client.create<Deployment>(deployments, deployment("adopt", 1), { namespace: ns });
-    const adopted = await waitFor("adoption", async () => {
-      const list = await replicaSetsOf(c.client, ns);
-      return list.length === 1 && ownerUid(list[0]!) === again.metadata.uid ? list[0] : undefined;
-    }, 20_000, c.controller);
+    const adopted = await waitFor(
+      "adoption",
+      async () => {
+        const list = await replicaSetsOf(c.client, ns);
+        return list.length === 1 && ownerUid(list[0]!) === again.metadata.uid ? list[0] : undefined;
+      },
+      20_000,
+      c.controller,
+    );
     expect(adopted.metadata.uid).toBe(rs!.metadata.uid);
     await waitForComplete(ns, "adopt", 1);
     expect(await replicaSetsOf(c.client, ns)).toHaveLength(1);

@@ -21,20 +21,37 @@ describe("deployment-controller: ReplicationControllers and ReplicaSets", () => 
   it("an RC keeps N pods: it replaces a deleted one and reports ready and available replicas", async () => {
     const ns = await freshNamespace(c.client);
     const rc = await c.client.create<ReplicationController>(replicationControllers, replicationController("keeper", 3), { namespace: ns });
-    const first = await waitFor("3 pods", async () => {
-      const ps = await activePods(c.client, ns);
-      return ps.length === 3 ? ps : undefined;
-    }, 20_000, c.controller);
+    const first = await waitFor(
+      "3 pods",
+      async () => {
+        const ps = await activePods(c.client, ns);
+        return ps.length === 3 ? ps : undefined;
+      },
+      20_000,
+      c.controller,
+    );
     for (const pod of first) {
       expect(pod.metadata.generateName).toBe("keeper-");
       expect(pod.metadata.ownerReferences).toEqual([
-        { apiVersion: "v1", kind: "ReplicationController", name: "keeper", uid: rc.metadata.uid, controller: true, blockOwnerDeletion: true },
+        {
+          apiVersion: "v1",
+          kind: "ReplicationController",
+          name: "keeper",
+          uid: rc.metadata.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
       ]);
       await markReady(c.client, pod);
     }
     await waitFor("status 3 ready", async () => {
       const now = await c.client.get<ReplicationController>(replicationControllers, "keeper", { namespace: ns });
-      return now.status?.readyReplicas === 3 && now.status.availableReplicas === 3 && now.status.fullyLabeledReplicas === 3 && now.status.observedGeneration === now.metadata.generation;
+      return (
+        now.status?.readyReplicas === 3 &&
+        now.status.availableReplicas === 3 &&
+        now.status.fullyLabeledReplicas === 3 &&
+        now.status.observedGeneration === now.metadata.generation
+      );
     });
 
     const victim = first[0]!;
@@ -77,7 +94,12 @@ describe("deployment-controller: ReplicationControllers and ReplicaSets", () => 
     const ns = await freshNamespace(c.client);
     const orphan = await c.client.create<Pod>(
       pods,
-      { apiVersion: "v1", kind: "Pod", metadata: { name: "orphan", labels: { app: "adopter" } }, spec: { containers: [{ name: "c", image: "nginx:1" }] } } as unknown as Pod,
+      {
+        apiVersion: "v1",
+        kind: "Pod",
+        metadata: { name: "orphan", labels: { app: "adopter" } },
+        spec: { containers: [{ name: "c", image: "nginx:1" }] },
+      } as unknown as Pod,
       { namespace: ns },
     );
     const rs = await c.client.create<ReplicaSet>(
@@ -94,10 +116,15 @@ describe("deployment-controller: ReplicationControllers and ReplicaSets", () => 
       } as unknown as ReplicaSet,
       { namespace: ns },
     );
-    const two = await waitFor("the orphan adopted and one pod created", async () => {
-      const ps = await activePods(c.client, ns);
-      return ps.length === 2 && ps.every((p) => ownerUid(p) === rs.metadata.uid) ? ps : undefined;
-    }, 20_000, c.controller);
+    const two = await waitFor(
+      "the orphan adopted and one pod created",
+      async () => {
+        const ps = await activePods(c.client, ns);
+        return ps.length === 2 && ps.every((p) => ownerUid(p) === rs.metadata.uid) ? ps : undefined;
+      },
+      20_000,
+      c.controller,
+    );
     expect(two.map((p) => p.metadata.name)).toContain("orphan");
 
     await c.client.patch(pods, "orphan", { metadata: { labels: { app: "elsewhere" } } }, { namespace: ns });

@@ -28,7 +28,10 @@ const names = wellKnownNames(namingProfile("kubernetes"));
 const NOW = Date.parse("2025-01-01T12:00:00Z");
 const at = (ms: number) => `${new Date(ms).toISOString().slice(0, 19)}Z`;
 
-function deploymentOf(replicas: number, strategy: Deployment["spec"]["strategy"] = { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } }): Deployment {
+function deploymentOf(
+  replicas: number,
+  strategy: Deployment["spec"]["strategy"] = { type: "RollingUpdate", rollingUpdate: { maxSurge: "25%", maxUnavailable: "25%" } },
+): Deployment {
   return {
     metadata: { name: "web", namespace: "ns", uid: "d-uid", generation: 1 },
     spec: {
@@ -43,7 +46,13 @@ function deploymentOf(replicas: number, strategy: Deployment["spec"]["strategy"]
   } as unknown as Deployment;
 }
 
-function rs(name: string, replicas: number, available = replicas, created = "2025-01-01T00:00:00Z", annotations: Record<string, string> = {}): ReplicaSet {
+function rs(
+  name: string,
+  replicas: number,
+  available = replicas,
+  created = "2025-01-01T00:00:00Z",
+  annotations: Record<string, string> = {},
+): ReplicaSet {
   return {
     metadata: { name, namespace: "ns", uid: `${name}-uid`, creationTimestamp: created, generation: 1, annotations },
     spec: { replicas, template: { metadata: { labels: { app: "web", "pod-template-hash": name } } } },
@@ -148,7 +157,10 @@ describe("replica sets of a deployment", () => {
     const d = deploymentOf(1);
     const mine = (name: string, created: string) => {
       const r = rs(name, 1, 1, created);
-      r.spec.template = { metadata: { labels: { app: "web", "pod-template-hash": name } }, spec: structuredClone(d.spec.template.spec) } as ReplicaSet["spec"]["template"];
+      r.spec.template = {
+        metadata: { labels: { app: "web", "pod-template-hash": name } },
+        spec: structuredClone(d.spec.template.spec),
+      } as ReplicaSet["spec"]["template"];
       return r;
     };
     const other = rs("other", 1);
@@ -163,7 +175,12 @@ describe("replica sets of a deployment", () => {
     const created = rs("new", 0);
     created.metadata.annotations = {};
     expect(setNewReplicaSetAnnotations(d, created, 3, false, names)).toBe(true);
-    expect(created.metadata.annotations).toEqual({ team: "a", [names.revision]: "3", [names.desiredReplicas]: "4", [names.maxReplicas]: "5" });
+    expect(created.metadata.annotations).toEqual({
+      team: "a",
+      [names.revision]: "3",
+      [names.desiredReplicas]: "4",
+      [names.maxReplicas]: "5",
+    });
     expect(setNewReplicaSetAnnotations(d, created, 3, true, names)).toBe(false);
     expect(setNewReplicaSetAnnotations(d, created, 2, true, names)).toBe(false);
     expect(setNewReplicaSetAnnotations(d, created, 5, true, names)).toBe(true);
@@ -178,22 +195,72 @@ describe("conditions", () => {
     const d = deploymentOf(4);
     const some = rs("new", 4, 3);
     expect(calculateStatus([some], some, d, NOW).conditions).toEqual([
-      { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability.", lastUpdateTime: at(NOW), lastTransitionTime: at(NOW) },
+      {
+        type: "Available",
+        status: "True",
+        reason: "MinimumReplicasAvailable",
+        message: "Deployment has minimum availability.",
+        lastUpdateTime: at(NOW),
+        lastTransitionTime: at(NOW),
+      },
     ]);
     const few = rs("new", 4, 2);
     const status = calculateStatus([few], few, d, NOW);
-    expect(status).toMatchObject({ observedGeneration: 1, replicas: 4, updatedReplicas: 4, readyReplicas: 2, availableReplicas: 2, unavailableReplicas: 2 });
-    expect(status.conditions?.[0]).toMatchObject({ status: "False", reason: "MinimumReplicasUnavailable", message: "Deployment does not have minimum availability." });
+    expect(status).toMatchObject({
+      observedGeneration: 1,
+      replicas: 4,
+      updatedReplicas: 4,
+      readyReplicas: 2,
+      availableReplicas: 2,
+      unavailableReplicas: 2,
+    });
+    expect(status.conditions?.[0]).toMatchObject({
+      status: "False",
+      reason: "MinimumReplicasUnavailable",
+      message: "Deployment does not have minimum availability.",
+    });
   });
 
   it("setCondition keeps lastTransitionTime when only the reason changes, and changes nothing for the same status and reason", () => {
     const status: NonNullable<Deployment["status"]> = {};
-    setCondition(status, { type: "Progressing", status: "True", reason: "NewReplicaSetCreated", message: "a", lastUpdateTime: at(NOW), lastTransitionTime: at(NOW) });
-    setCondition(status, { type: "Progressing", status: "True", reason: "NewReplicaSetCreated", message: "b", lastUpdateTime: at(NOW + 5000), lastTransitionTime: at(NOW + 5000) });
+    setCondition(status, {
+      type: "Progressing",
+      status: "True",
+      reason: "NewReplicaSetCreated",
+      message: "a",
+      lastUpdateTime: at(NOW),
+      lastTransitionTime: at(NOW),
+    });
+    setCondition(status, {
+      type: "Progressing",
+      status: "True",
+      reason: "NewReplicaSetCreated",
+      message: "b",
+      lastUpdateTime: at(NOW + 5000),
+      lastTransitionTime: at(NOW + 5000),
+    });
     expect(status.conditions?.[0]?.message).toBe("a");
-    setCondition(status, { type: "Progressing", status: "True", reason: "ReplicaSetUpdated", message: "c", lastUpdateTime: at(NOW + 9000), lastTransitionTime: at(NOW + 9000) });
-    expect(status.conditions?.[0]).toMatchObject({ reason: "ReplicaSetUpdated", lastUpdateTime: at(NOW + 9000), lastTransitionTime: at(NOW) });
-    setCondition(status, { type: "Progressing", status: "False", reason: "ProgressDeadlineExceeded", message: "d", lastUpdateTime: at(NOW + 9000), lastTransitionTime: at(NOW + 9000) });
+    setCondition(status, {
+      type: "Progressing",
+      status: "True",
+      reason: "ReplicaSetUpdated",
+      message: "c",
+      lastUpdateTime: at(NOW + 9000),
+      lastTransitionTime: at(NOW + 9000),
+    });
+    expect(status.conditions?.[0]).toMatchObject({
+      reason: "ReplicaSetUpdated",
+      lastUpdateTime: at(NOW + 9000),
+      lastTransitionTime: at(NOW),
+    });
+    setCondition(status, {
+      type: "Progressing",
+      status: "False",
+      reason: "ProgressDeadlineExceeded",
+      message: "d",
+      lastUpdateTime: at(NOW + 9000),
+      lastTransitionTime: at(NOW + 9000),
+    });
     expect(status.conditions?.[0]).toMatchObject({ status: "False", lastTransitionTime: at(NOW + 9000) });
   });
 
@@ -205,7 +272,16 @@ describe("conditions", () => {
       updatedReplicas: 1,
       availableReplicas: 1,
       observedGeneration: 1,
-      conditions: [{ type: "Progressing", status: "True", reason: "NewReplicaSetCreated", message: 'Created new replica set "web-new"', lastUpdateTime: created, lastTransitionTime: created }],
+      conditions: [
+        {
+          type: "Progressing",
+          status: "True",
+          reason: "NewReplicaSetCreated",
+          message: 'Created new replica set "web-new"',
+          lastUpdateTime: created,
+          lastTransitionTime: created,
+        },
+      ],
     };
     const old = rs("web-old", 1, 1);
     const fresh = rs("web-new", 2, 1, "2025-01-01T01:00:00Z");
@@ -230,7 +306,10 @@ describe("conditions", () => {
 
     // Nothing moved since the last status, and the last progress is older than progressDeadlineSeconds.
     const stuck = structuredClone(d);
-    stuck.status = { ...moving, conditions: moving.conditions?.map((c) => (c.type === "Progressing" ? { ...c, lastUpdateTime: at(NOW - 601_000) } : c)) };
+    stuck.status = {
+      ...moving,
+      conditions: moving.conditions?.map((c) => (c.type === "Progressing" ? { ...c, lastUpdateTime: at(NOW - 601_000) } : c)),
+    };
     const late = rolloutStatus([old, fresh], fresh, stuck, NOW);
     expect(late.conditions?.find((c) => c.type === "Progressing")).toMatchObject({
       status: "False",
@@ -245,7 +324,10 @@ describe("which pods go on scale-down", () => {
     ({
       metadata: { name, uid: name, creationTimestamp: at(created) },
       spec: { containers: [] },
-      status: { phase: ready ? "Running" : "Pending", conditions: ready ? [{ type: "Ready", status: "True", lastTransitionTime: at(created) }] : [] },
+      status: {
+        phase: ready ? "Running" : "Pending",
+        conditions: ready ? [{ type: "Ready", status: "True", lastTransitionTime: at(created) }] : [],
+      },
     }) as unknown as Pod;
 
   it("not ready first, then the newest", () => {

@@ -16,8 +16,7 @@ export interface SchemaNode {
   pipe?: readonly { kind: string; type: string; metadata?: unknown }[];
 }
 
-const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x);
+const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
@@ -110,10 +109,7 @@ export function decodeWith<S extends AnySchema>(schema: S, value: unknown): Deco
     issues: result.issues.map((issue) => ({
       path: issuePath(issue),
       missing: issue.kind === "schema" && issue.input === undefined,
-      message:
-        issue.kind === "schema"
-          ? `expected ${issue.expected ?? "a different type"}, got ${typeName(issue.input)}`
-          : issue.message,
+      message: issue.kind === "schema" ? `expected ${issue.expected ?? "a different type"}, got ${typeName(issue.input)}` : issue.message,
     })),
   };
 }

@@ -9,9 +9,7 @@ import { type AnySchema, listSemantics } from "./schema.js";
 export type StructSemantics = { retainKeys?: boolean; mapType?: "atomic" | "granular" };
 
 /** Marks a struct schema with its merge semantics. */
-export const withStructSemantics = <S extends AnySchema>(schema: S, semantics: StructSemantics) =>
-  v.pipe(schema, v.metadata(semantics));
-
+export const withStructSemantics = <S extends AnySchema>(schema: S, semantics: StructSemantics) => v.pipe(schema, v.metadata(semantics));
 
 const cache = new WeakMap<object, Shape>();
 

@@ -65,7 +65,10 @@ const deploymentManifest = () => ({
           },
           { name: "sidecar", image: "busybox", command: ["sleep", "infinity"] },
         ],
-        volumes: [{ name: "cache", emptyDir: {} }, { name: "config", configMap: { name: "web-config" } }],
+        volumes: [
+          { name: "cache", emptyDir: {} },
+          { name: "config", configMap: { name: "web-config" } },
+        ],
         affinity: {
           podAntiAffinity: {
             preferredDuringSchedulingIgnoredDuringExecution: [

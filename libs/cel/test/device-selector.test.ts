@@ -66,9 +66,7 @@ describe("compileDeviceSelector", () => {
     });
     expect(compileError("device.driver").message).toBe("must evaluate to bool or the unknown type, not string");
     expect(compileError("[1, 2]").message).toBe("must evaluate to bool or the unknown type, not list(int)");
-    expect(compileError("device.attributes").message).toBe(
-      "must evaluate to bool or the unknown type, not map(string, map(string, dyn))",
-    );
+    expect(compileError("device.attributes").message).toBe("must evaluate to bool or the unknown type, not map(string, map(string, dyn))");
   });
 
   it("refuses an unknown field of device at compile time, in cel-go's words", () => {
@@ -154,16 +152,12 @@ describe("device selector evaluation (spec 2.7)", () => {
     expect(errorOf('device.attributes["gpu.example.com"].vendor == "x"')).toBe("no such key: vendor");
     expect(errorOf('device.attributes["unknown.example.com"].model == "x"')).toBe("no such key: model");
     expect(errorOf('device.capacity["gpu.example.com"].cpus.isGreaterThan(quantity("1"))')).toBe("no such key: cpus");
-    expect(
-      matches('"vendor" in device.attributes["gpu.example.com"] && device.attributes["gpu.example.com"].vendor == "x"'),
-    ).toBe(false);
+    expect(matches('"vendor" in device.attributes["gpu.example.com"] && device.attributes["gpu.example.com"].vendor == "x"')).toBe(false);
     expect(matches('device.attributes["gpu.example.com"].?vendor.orValue("none") == "none"')).toBe(true);
   });
 
   it("rule 5: cel.bind() is available", () => {
-    expect(
-      matches('cel.bind(dra, device.attributes["gpu.example.com"], dra.model == "a100" && dra.mig && dra.cores > 1000)'),
-    ).toBe(true);
+    expect(matches('cel.bind(dra, device.attributes["gpu.example.com"], dra.model == "a100" && dra.mig && dra.cores > 1000)')).toBe(true);
     expect(matches('cel.bind(dra, device.attributes["gpu.example.com"], dra.model == "h100")')).toBe(false);
   });
 

@@ -56,7 +56,19 @@ describe("Semver", () => {
   });
 
   it("orders by semver.org precedence", () => {
-    const order = ["1.0.0-alpha", "1.0.0-alpha.1", "1.0.0-alpha.beta", "1.0.0-beta", "1.0.0-beta.2", "1.0.0-beta.11", "1.0.0-rc.1", "1.0.0", "1.0.1", "1.10.0", "2.0.0"];
+    const order = [
+      "1.0.0-alpha",
+      "1.0.0-alpha.1",
+      "1.0.0-alpha.beta",
+      "1.0.0-beta",
+      "1.0.0-beta.2",
+      "1.0.0-beta.11",
+      "1.0.0-rc.1",
+      "1.0.0",
+      "1.0.1",
+      "1.10.0",
+      "2.0.0",
+    ];
     for (let i = 0; i + 1 < order.length; i++) {
       expect(Semver.parse(order[i]!).compareTo(Semver.parse(order[i + 1]!)), `${order[i]} < ${order[i + 1]}`).toBe(-1n);
     }

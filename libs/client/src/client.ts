@@ -164,7 +164,13 @@ export class ApiClient {
     const items = first.items;
     let next = first.metadata.continue;
     while (next) {
-      const page = await this.list<T>(ref, { ...options, limit: options.limit ?? 500, continue: next, resourceVersion: undefined, resourceVersionMatch: undefined });
+      const page = await this.list<T>(ref, {
+        ...options,
+        limit: options.limit ?? 500,
+        continue: next,
+        resourceVersion: undefined,
+        resourceVersionMatch: undefined,
+      });
       items.push(...page.items);
       next = page.metadata.continue;
     }
@@ -317,7 +323,10 @@ export class ApiClient {
         if (!retried && req.reusedSocket && e.code === "ECONNRESET") resolve(this.send(call, true));
         else reject(e);
       });
-      if (!call.streaming) req.setTimeout(this.timeoutMs, () => req.destroy(new Error(`${call.method} ${call.path}: no response within ${this.timeoutMs} ms`)));
+      if (!call.streaming)
+        req.setTimeout(this.timeoutMs, () =>
+          req.destroy(new Error(`${call.method} ${call.path}: no response within ${this.timeoutMs} ms`)),
+        );
       if (call.body !== undefined) req.write(call.body);
       req.end();
     });

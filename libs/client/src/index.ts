@@ -46,7 +46,16 @@
 //
 // Objects handed out by the client and the informer cache are shared: never mutate a cached object;
 // copy it (structuredClone) first, or use updateWithRetry, which hands `mutate` a fresh copy.
-export { type KubeObject, type ListMeta, type ObjectList, type ObjectMeta, type ResourceRef, keyOf, revisionOf, splitKey } from "./types.js";
+export {
+  type KubeObject,
+  type ListMeta,
+  type ObjectList,
+  type ObjectMeta,
+  type ResourceRef,
+  keyOf,
+  revisionOf,
+  splitKey,
+} from "./types.js";
 export {
   ApiError,
   ExpiredError,

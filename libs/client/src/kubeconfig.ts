@@ -87,7 +87,8 @@ export function parseKubeconfig(text: string, baseDir = process.cwd(), source = 
   if (cert) config.cert = cert;
   if (key) config.key = key;
   const tokenFile = str(user.tokenFile);
-  const token = str(user.token) ?? (tokenFile ? readFileSync(isAbsolute(tokenFile) ? tokenFile : join(baseDir, tokenFile), "utf8").trim() : undefined);
+  const token =
+    str(user.token) ?? (tokenFile ? readFileSync(isAbsolute(tokenFile) ? tokenFile : join(baseDir, tokenFile), "utf8").trim() : undefined);
   if (token) config.token = token;
   const namespace = str(context.namespace);
   if (namespace) config.namespace = namespace;

@@ -14,7 +14,18 @@ import {
   isInvalid,
   isNotFound,
 } from "../src/index.js";
-import { type Deployment, type Secret, deployment, deployments, freshNamespace, leases, namespaces, secret, secrets, useCluster } from "./helpers.js";
+import {
+  type Deployment,
+  type Secret,
+  deployment,
+  deployments,
+  freshNamespace,
+  leases,
+  namespaces,
+  secret,
+  secrets,
+  useCluster,
+} from "./helpers.js";
 
 const c = useCluster();
 
@@ -44,7 +55,10 @@ describe("ApiClient CRUD", () => {
 
     const merged = await c.client.patch<Secret>(secrets, "a", { metadata: { labels: { extra: "1" } } }, { namespace: ns });
     expect(merged.metadata?.labels).toEqual({ app: "x", extra: "1" });
-    const jsonPatched = await c.client.patch<Secret>(secrets, "a", [{ op: "remove", path: "/metadata/labels/extra" }], { namespace: ns, type: "json" });
+    const jsonPatched = await c.client.patch<Secret>(secrets, "a", [{ op: "remove", path: "/metadata/labels/extra" }], {
+      namespace: ns,
+      type: "json",
+    });
     expect(jsonPatched.metadata?.labels).toEqual({ app: "x" });
 
     // A dry run answers as the delete would, and leaves the object.
@@ -58,9 +72,13 @@ describe("ApiClient CRUD", () => {
     const ns = await freshNamespace(c.client);
     const got = await c.client.get(namespaces, ns);
     expect(got.metadata?.name).toBe(ns);
-    const lease = await c.client.create(leases(), { apiVersion: "coordination.orch.io/v1", kind: "Lease", metadata: { name: "l" }, spec: { holderIdentity: "me" } } as KubeObject, {
-      namespace: ns,
-    });
+    const lease = await c.client.create(
+      leases(),
+      { apiVersion: "coordination.orch.io/v1", kind: "Lease", metadata: { name: "l" }, spec: { holderIdentity: "me" } } as KubeObject,
+      {
+        namespace: ns,
+      },
+    );
     expect(lease.metadata?.namespace).toBe(ns);
   });
 
@@ -78,7 +96,11 @@ describe("ApiClient CRUD", () => {
   it("writes the status subresource, and approval of a CertificateSigningRequest", async () => {
     const ns = await freshNamespace(c.client);
     const d = await c.client.create(deployments, deployment("web"), { namespace: ns });
-    const withStatus = await c.client.updateStatus<Deployment>(deployments, { ...d, status: { observedGeneration: 1, replicas: 1 }, spec: { ...d.spec, replicas: 5 } });
+    const withStatus = await c.client.updateStatus<Deployment>(deployments, {
+      ...d,
+      status: { observedGeneration: 1, replicas: 1 },
+      spec: { ...d.spec, replicas: 5 },
+    });
     // /status writes status only.
     expect(withStatus.status).toMatchObject({ observedGeneration: 1, replicas: 1 });
     expect(withStatus.spec?.replicas).toBe(1);
@@ -124,11 +146,15 @@ describe("typed errors", () => {
     expect((invalid as ApiError).causes.map((x) => x.field)).toContain("metadata.name");
 
     // A path the server does not serve answers with a plain 404 body: still a typed error.
-    const unknown = await c.client.get({ group: "nothing.example.com", version: "v1", plural: "things", namespaced: false }, "x").catch((e: unknown) => e);
+    const unknown = await c.client
+      .get({ group: "nothing.example.com", version: "v1", plural: "things", namespaced: false }, "x")
+      .catch((e: unknown) => e);
     expect(isNotFound(unknown)).toBe(true);
 
     // Deleting with a stale precondition is a conflict.
-    const pre = await c.client.delete(secrets, "dup", { namespace: ns, preconditions: { resourceVersion: first.metadata?.resourceVersion } }).catch((e: unknown) => e);
+    const pre = await c.client
+      .delete(secrets, "dup", { namespace: ns, preconditions: { resourceVersion: first.metadata?.resourceVersion } })
+      .catch((e: unknown) => e);
     expect(isConflict(pre)).toBe(true);
   });
 
@@ -214,7 +240,11 @@ describe("watch", () => {
   it("selects by label on the server", async () => {
     const ns = await freshNamespace(c.client);
     const start = await c.client.list(secrets, { namespace: ns });
-    const stream = c.client.watch<Secret>(secrets, { namespace: ns, resourceVersion: start.metadata.resourceVersion, labelSelector: "pick=yes" });
+    const stream = c.client.watch<Secret>(secrets, {
+      namespace: ns,
+      resourceVersion: start.metadata.resourceVersion,
+      labelSelector: "pick=yes",
+    });
     await c.client.create(secrets, secret("no", { pick: "no" }), { namespace: ns });
     await c.client.create(secrets, secret("yes", { pick: "yes" }), { namespace: ns });
     for await (const e of stream) {
@@ -287,12 +317,10 @@ describe("updateWithRetry", () => {
     const d = await c.client.create(deployments, deployment("web"), { namespace: ns });
     const same = await c.client.updateWithRetry<Deployment>(deployments, "web", () => undefined, { namespace: ns });
     expect(same.metadata?.resourceVersion).toBe(d.metadata?.resourceVersion);
-    const status = await c.client.updateWithRetry<Deployment>(
-      deployments,
-      "web",
-      (x) => ({ ...x, status: { observedGeneration: 1 } }),
-      { namespace: ns, subresource: "status" },
-    );
+    const status = await c.client.updateWithRetry<Deployment>(deployments, "web", (x) => ({ ...x, status: { observedGeneration: 1 } }), {
+      namespace: ns,
+      subresource: "status",
+    });
     expect(status.status).toMatchObject({ observedGeneration: 1 });
   });
 

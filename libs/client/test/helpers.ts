@@ -48,7 +48,12 @@ export function useCluster(options: Omit<ApiserverProcessOptions, "natsUrl"> = {
 export const secrets: ResourceRef = { group: "", version: "v1", plural: "secrets", namespaced: true };
 export const namespaces: ResourceRef = { group: "", version: "v1", plural: "namespaces", namespaced: false };
 export const deployments: ResourceRef = { group: "apps", version: "v1", plural: "deployments", namespaced: true };
-export const leases = (domain = "orch.io"): ResourceRef => ({ group: `coordination.${domain}`, version: "v1", plural: "leases", namespaced: true });
+export const leases = (domain = "orch.io"): ResourceRef => ({
+  group: `coordination.${domain}`,
+  version: "v1",
+  plural: "leases",
+  namespaced: true,
+});
 
 export interface Secret extends KubeObject {
   type?: string;

@@ -61,7 +61,11 @@ describe("Informer over NATS, under faults", () => {
     const ns = await freshNamespace(c.client);
     await c.client.create(secrets, secret("a"), { namespace: ns });
     const { config } = await jsm.streams.info(EVENTS_STREAM);
-    const { informer: inf, recorder } = informer<Secret>(c, "nats", { ref: secrets, namespace: ns, nats: { batch: 2, fetchExpiresMs: 1000 } });
+    const { informer: inf, recorder } = informer<Secret>(c, "nats", {
+      ref: secrets,
+      namespace: ns,
+      nats: { batch: 2, fetchExpiresMs: 1000 },
+    });
     inf.start();
     try {
       await inf.waitForSync(10_000);

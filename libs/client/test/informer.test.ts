@@ -102,7 +102,11 @@ describe.each<Mode>(["nats", "http"])("Informer (%s)", (mode) => {
       inf.addIndex("tier", (o) => [o.metadata?.labels?.tier ?? ""]);
       inf.start();
       await inf.waitForSync(10_000);
-      const names = (value: string) => inf.byIndex("tier", value).map((o) => o.metadata?.name).sort();
+      const names = (value: string) =>
+        inf
+          .byIndex("tier", value)
+          .map((o) => o.metadata?.name)
+          .sort();
       expect(names("web")).toEqual(["a"]);
       expect(names("db")).toEqual(["b"]);
       // An index added after the start covers what is cached already.
@@ -144,7 +148,12 @@ describe.each<Mode>(["nats", "http"])("Informer (%s)", (mode) => {
     await c.client.create(secrets, secret("a", { tier: "web" }), { namespace: ns });
     await c.client.create(secrets, secret("b", { tier: "db" }), { namespace: ns });
     await c.client.create(secrets, secret("c", { tier: "web" }), { namespace: ns });
-    const { informer: inf, recorder } = await started({ ref: secrets, namespace: ns, labelSelector: "tier=web", fieldSelector: "metadata.name!=c" });
+    const { informer: inf, recorder } = await started({
+      ref: secrets,
+      namespace: ns,
+      labelSelector: "tier=web",
+      fieldSelector: "metadata.name!=c",
+    });
     stopping.push(inf);
     try {
       expect(inf.keys()).toEqual([`${ns}/a`]);
@@ -170,7 +179,10 @@ describe.each<Mode>(["nats", "http"])("Informer (%s)", (mode) => {
     try {
       await c.client.create(secrets, secret("x"), { namespace: ns1 });
       await c.client.create(secrets, secret("x"), { namespace: ns2 });
-      await waitFor("both in the cluster-wide cache", () => all.informer.getByKey(`${ns2}/x`) !== undefined && all.informer.getByKey(`${ns1}/x`) !== undefined);
+      await waitFor(
+        "both in the cluster-wide cache",
+        () => all.informer.getByKey(`${ns2}/x`) !== undefined && all.informer.getByKey(`${ns1}/x`) !== undefined,
+      );
       await waitFor("ns1's in its cache", () => one.informer.getByKey(`${ns1}/x`) !== undefined);
       await sleep(100);
       expect(one.informer.keys()).toEqual([`${ns1}/x`]);
@@ -211,7 +223,12 @@ describe("Informer over NATS, more", () => {
   it("shares a caller's connection, and follows a kind of a dotted group", async () => {
     const ns = await freshNamespace(c.client);
     const leases = { group: "coordination.orch.io", version: "v1", plural: "leases", namespaced: true };
-    const lease = (name: string) => ({ apiVersion: "coordination.orch.io/v1", kind: "Lease", metadata: { name }, spec: { holderIdentity: "me" } });
+    const lease = (name: string) => ({
+      apiVersion: "coordination.orch.io/v1",
+      kind: "Lease",
+      metadata: { name },
+      spec: { holderIdentity: "me" },
+    });
     await c.client.create(leases, lease("one"), { namespace: ns });
     const nc = await connect({ servers: c.nats.url });
     const inf = new Informer(c.client, { ref: leases, namespace: ns, nats: { connection: nc } });

@@ -90,7 +90,14 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
     signal: work.signal,
     log,
     informer: <T extends KubeObject>(ref: ResourceRef, informerOptions: Omit<InformerOptions, "ref" | "nats"> = {}) => {
-      const key = JSON.stringify([ref.group, ref.version, ref.plural, informerOptions.namespace, informerOptions.labelSelector, informerOptions.fieldSelector]);
+      const key = JSON.stringify([
+        ref.group,
+        ref.version,
+        ref.plural,
+        informerOptions.namespace,
+        informerOptions.labelSelector,
+        informerOptions.fieldSelector,
+      ]);
       let informer = informers.get(key) as Informer<T> | undefined;
       if (!informer) {
         informer = new Informer<T>(client, {
@@ -129,7 +136,7 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
   let resolveDone!: (code: number) => void;
   const done = new Promise<number>((resolve) => (resolveDone = resolve));
 
-  const election = options.leaderElection === false ? undefined : options.leaderElection ?? {};
+  const election = options.leaderElection === false ? undefined : (options.leaderElection ?? {});
   const elector = election
     ? new LeaderElector({
         client,

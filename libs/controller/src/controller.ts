@@ -101,8 +101,7 @@ export function runController(options: ControllerOptions): Controller {
   const { name } = options;
   const log = options.log ?? createLogger(name);
   const queue = options.queue ?? new WorkQueue<string>({ name });
-  const reconcile =
-    typeof options.reconciler === "function" ? options.reconciler : options.reconciler.reconcile.bind(options.reconciler);
+  const reconcile = typeof options.reconciler === "function" ? options.reconciler : options.reconciler.reconcile.bind(options.reconciler);
   const workers = Math.max(1, options.workers ?? 1);
   const abort = new AbortController();
   const context: ReconcileContext = { signal: abort.signal };

@@ -111,7 +111,8 @@ export class LeaderElector {
     this.log = options.log ?? silentLogger;
     this.random = options.random ?? Math.random;
     if (!(this.leaseDurationMs > this.renewDeadlineMs)) throw new Error("leaseDuration must be greater than renewDeadline");
-    if (!(this.renewDeadlineMs > JITTER_FACTOR * this.retryPeriodMs)) throw new Error(`renewDeadline must be greater than retryPeriod*${JITTER_FACTOR}`);
+    if (!(this.renewDeadlineMs > JITTER_FACTOR * this.retryPeriodMs))
+      throw new Error(`renewDeadline must be greater than retryPeriod*${JITTER_FACTOR}`);
     if (!(this.retryPeriodMs > 0)) throw new Error("retryPeriod must be greater than zero");
     if (!this.identity) throw new Error("leader election needs an identity");
   }
@@ -216,7 +217,13 @@ export class LeaderElector {
             apiVersion: `${this.ref.group}/${this.ref.version}`,
             kind: "Lease",
             metadata: { name, namespace },
-            spec: { holderIdentity: this.identity, leaseDurationSeconds: durationSeconds, acquireTime: now, renewTime: now, leaseTransitions: 0 },
+            spec: {
+              holderIdentity: this.identity,
+              leaseDurationSeconds: durationSeconds,
+              acquireTime: now,
+              renewTime: now,
+              leaseTransitions: 0,
+            },
           },
           { namespace },
         );

@@ -12,8 +12,7 @@ export type ControllerEvent<T extends KubeObject = KubeObject> =
 /** True: enqueue the event's keys. */
 export type Predicate<T extends KubeObject = KubeObject> = (event: ControllerEvent<T>) => boolean;
 
-const generationOf = (obj: KubeObject): number | undefined =>
-  (obj.metadata as { generation?: number } | undefined)?.generation;
+const generationOf = (obj: KubeObject): number | undefined => (obj.metadata as { generation?: number } | undefined)?.generation;
 
 /** The informer's periodic resync re-delivers the cached object as an update of itself. */
 const isResync = (old: KubeObject, obj: KubeObject): boolean =>

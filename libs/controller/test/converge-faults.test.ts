@@ -97,7 +97,11 @@ describe("a controller under faults (real processes)", () => {
       let crash: Promise<void> | undefined;
       for (let i = 0; i < COUNT; i += 20) {
         if (i === 60) crash = apiserver.kill("SIGKILL").then(() => apiserver.restart());
-        await Promise.all(Array.from({ length: 20 }, (_, j) => persist(() => client.create(deployments, deployment(`d-${i + j}`, "nginx:1"), { namespace: NAMESPACE }))));
+        await Promise.all(
+          Array.from({ length: 20 }, (_, j) =>
+            persist(() => client.create(deployments, deployment(`d-${i + j}`, "nginx:1"), { namespace: NAMESPACE })),
+          ),
+        );
       }
       await crash;
       await until("every Deployment observed at generation 1", converged);
@@ -108,7 +112,14 @@ describe("a controller under faults (real processes)", () => {
         if (i === 100) restart = nats.restart();
         await Promise.all(
           Array.from({ length: 20 }, (_, j) =>
-            persist(() => client.patch(deployments, `d-${i + j}`, { spec: { template: { spec: { containers: [{ name: "main", image: "nginx:2" }] } } } }, { namespace: NAMESPACE })),
+            persist(() =>
+              client.patch(
+                deployments,
+                `d-${i + j}`,
+                { spec: { template: { spec: { containers: [{ name: "main", image: "nginx:2" }] } } } },
+                { namespace: NAMESPACE },
+              ),
+            ),
           ),
         );
       }

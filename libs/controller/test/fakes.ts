@@ -55,7 +55,12 @@ export function obj(name: string, extra: Partial<Obj> & { namespace?: string; ge
   return {
     apiVersion: "v1",
     kind: "Thing",
-    metadata: { name, namespace, ...(generation !== undefined ? { generation } : {}), ...(rv ? { resourceVersion: rv } : {}) } as Obj["metadata"],
+    metadata: {
+      name,
+      namespace,
+      ...(generation !== undefined ? { generation } : {}),
+      ...(rv ? { resourceVersion: rv } : {}),
+    } as Obj["metadata"],
     ...rest,
   };
 }
@@ -103,7 +108,12 @@ export class FakeStore {
     return this.write(ref, o, options, "update");
   }
 
-  async updateSubresource<T extends KubeObject>(ref: ResourceRef, o: T, subresource: string, options: { namespace?: string } = {}): Promise<T> {
+  async updateSubresource<T extends KubeObject>(
+    ref: ResourceRef,
+    o: T,
+    subresource: string,
+    options: { namespace?: string } = {},
+  ): Promise<T> {
     return this.write(ref, o, options, `update/${subresource}`);
   }
 
@@ -132,5 +142,4 @@ export class FakeStore {
     this.objects.set(this.key(ref, o.metadata?.namespace, o.metadata!.name!), stored);
     return structuredClone(stored);
   }
-
 }

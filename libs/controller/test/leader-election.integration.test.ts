@@ -176,7 +176,9 @@ describe("leader election against the apiserver", () => {
           process.stdin.on("end", () => process.exit(0)).resume();
         `,
       );
-      const proc = spawn(process.execPath, [script, apiserver.kubeconfigPath, name, JSON.stringify(TIMINGS)], { stdio: ["pipe", "pipe", "inherit"] });
+      const proc = spawn(process.execPath, [script, apiserver.kubeconfigPath, name, JSON.stringify(TIMINGS)], {
+        stdio: ["pipe", "pipe", "inherit"],
+      });
       child = proc;
       let out = "";
       proc.stdout?.setEncoding("utf8").on("data", (d: string) => (out += d));
@@ -229,7 +231,11 @@ describe("runControllerApp against the apiserver", () => {
     try {
       await until(() => one.elector?.isLeader() === true, "replica one to lead");
       two = await app("two");
-      await admin.create(secrets, { apiVersion: "v1", kind: "Secret", metadata: { name: "c1", namespace: "default", labels: { test: name } } });
+      await admin.create(secrets, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "c1", namespace: "default", labels: { test: name } },
+      });
       await until(() => seen.one!.includes("default/c1"), "replica one to reconcile c1");
       await sleep(500);
       expect(seen.two).toEqual([]);
@@ -239,7 +245,11 @@ describe("runControllerApp against the apiserver", () => {
       await until(() => two?.elector?.isLeader() === true, "replica two to take over", 3_000);
       // The new leader lists everything: level-triggered, nothing lost in the handover.
       await until(() => seen.two!.includes("default/c1"), "replica two to reconcile c1");
-      await admin.create(secrets, { apiVersion: "v1", kind: "Secret", metadata: { name: "c2", namespace: "default", labels: { test: name } } });
+      await admin.create(secrets, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "c2", namespace: "default", labels: { test: name } },
+      });
       await until(() => seen.two!.includes("default/c2"), "replica two to reconcile c2");
       expect(seen.one).not.toContain("default/c2");
     } finally {
@@ -314,7 +324,10 @@ describe("runControllerApp against the apiserver", () => {
         const exited = new Promise<number | null>((r) => proc.once("exit", (code) => r(code)));
         await until(() => out.includes("setup ran"), `the app to lead (${how})\n${out}`);
         // Lines are JSON objects naming the app (the launcher prints them as text).
-        const lines = out.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l) as { name: string; msg: string });
+        const lines = out
+          .split("\n")
+          .filter((l) => l.startsWith("{"))
+          .map((l) => JSON.parse(l) as { name: string; msg: string });
         expect(lines.find((l) => l.msg.startsWith("became leader (app-"))?.name).toBe(name);
         expect(await holderOf(name)).toBe(`app-${how}`);
         if (how === "SIGTERM") proc.kill("SIGTERM");

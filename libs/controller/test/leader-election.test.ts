@@ -1,7 +1,15 @@
 // Leader election against an in-memory lease store with the apiserver's optimistic concurrency, on a
 // fake clock: the timing rules (renew, step-down deadline, expiry, release) checked step by step.
 import { describe, expect, it } from "vitest";
-import { FakeClock, LeaderElector, type LeaderElectionOptions, type Lease, type LeaseClient, leaseResource, silentLogger } from "../src/index.js";
+import {
+  FakeClock,
+  LeaderElector,
+  type LeaderElectionOptions,
+  type Lease,
+  type LeaseClient,
+  leaseResource,
+  silentLogger,
+} from "../src/index.js";
 import { FakeStore, apiError } from "./fakes.js";
 
 const ref = leaseResource();
@@ -184,12 +192,21 @@ describe("LeaderElector", () => {
       const store = new FakeStore();
       const clock = new FakeClock();
       if (seeded) {
-        store.seed(ref, { apiVersion: "coordination.orch.io/v1", kind: "Lease", metadata: { name: "ctl", namespace: "default" }, spec: { holderIdentity: "" } } as Lease);
+        store.seed(ref, {
+          apiVersion: "coordination.orch.io/v1",
+          kind: "Lease",
+          metadata: { name: "ctl", namespace: "default" },
+          spec: { holderIdentity: "" },
+        } as Lease);
       }
       const cs = ["a", "b", "c"].map((id) => candidate(store, clock, id));
       await clock.advanceAsync(0);
       expect(cs.filter((c) => c.elector.isLeader())).toHaveLength(1);
-      await run(clock, 20_000, cs.map((c) => c.elector));
+      await run(
+        clock,
+        20_000,
+        cs.map((c) => c.elector),
+      );
       expect(cs.filter((c) => c.elector.isLeader())).toHaveLength(1);
       for (const c of cs) await c.elector.stop();
     }

@@ -8,8 +8,7 @@ import {
 } from "../src/queue/rate-limiter.js";
 import { WorkQueue } from "../src/queue/work-queue.js";
 
-const newQueue = (clock = new FakeClock()) =>
-  new WorkQueue<string>({ clock, rateLimiter: new ExponentialBackoffRateLimiter(10, 1000) });
+const newQueue = (clock = new FakeClock()) => new WorkQueue<string>({ clock, rateLimiter: new ExponentialBackoffRateLimiter(10, 1000) });
 
 /** Keys the queue hands out without blocking, in order (each is marked done). */
 async function drainNow(q: WorkQueue<string>): Promise<string[]> {
@@ -82,7 +81,7 @@ describe("WorkQueue: dirty and processing sets", () => {
 
     // Pseudo-random but reproducible.
     let seed = 42;
-    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 
     const worker = async () => {
       for (;;) {

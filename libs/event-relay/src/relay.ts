@@ -4,16 +4,7 @@
 // watermark after the acks.
 import { type Logger, createLogger } from "@orch/log";
 import type { Change, Storage } from "@orch/storage";
-import {
-  Events,
-  type JetStreamClient,
-  type NatsConnection,
-  RetentionPolicy,
-  type StreamConfig,
-  StorageType,
-  connect,
-  headers,
-} from "nats";
+import { Events, type JetStreamClient, type NatsConnection, RetentionPolicy, type StreamConfig, StorageType, connect, headers } from "nats";
 import { COMMITTED_AT_HEADER, EVENTS_PREFIX, EVENTS_STREAM, REVISION_HEADER, subjectForChange } from "@orch/events";
 
 export interface RelayOptions {
@@ -43,12 +34,17 @@ const ENVELOPE_HEADROOM = 4096;
 export function envelopeWithin(change: Change, maxPayload: number): string {
   const full = envelopeText(change);
   if (Buffer.byteLength(full) + ENVELOPE_HEADROOM <= maxPayload) return full;
-  const { apiVersion, kind, metadata } = JSON.parse(change.value) as { apiVersion?: string; kind?: string; metadata?: Record<string, unknown> };
+  const { apiVersion, kind, metadata } = JSON.parse(change.value) as {
+    apiVersion?: string;
+    kind?: string;
+    metadata?: Record<string, unknown>;
+  };
   const identity = { apiVersion, kind, metadata: pick(metadata ?? {}, ["name", "namespace", "uid", "resourceVersion", "generation"]) };
   return JSON.stringify({ type: change.type, revision: change.revision, object: identity, truncated: true });
 }
 
-const pick = (o: Record<string, unknown>, keys: string[]) => Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
+const pick = (o: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 
 export class EventRelay {
   private draining: Promise<void> | undefined;

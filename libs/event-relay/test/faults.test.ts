@@ -56,7 +56,13 @@ async function lastSeq(url: string): Promise<number> {
  * `count` creates from `concurrency` loops; `onProgress(done)` after each answer. Returns the names whose
  * create was answered 201 (committed for sure); the others may or may not be committed.
  */
-async function burst(c: ApiClient, prefix: string, count: number, concurrency: number, onProgress?: (answered: number) => void): Promise<Set<string>> {
+async function burst(
+  c: ApiClient,
+  prefix: string,
+  count: number,
+  concurrency: number,
+  onProgress?: (answered: number) => void,
+): Promise<Set<string>> {
   const created = new Set<string>();
   let next = 0;
   let answered = 0;
@@ -215,7 +221,10 @@ describe("event stream under faults (real processes)", () => {
     // One more write after the watch opened arrives live, after the history.
     const live = await c.create<ServiceAccount>(serviceaccounts, serviceAccount("live"), ns);
     expected.push(["ADDED", "live", Number(live.metadata.resourceVersion)]);
-    await Promise.race([reading, new Promise((_, reject) => setTimeout(() => reject(new Error(`watch got only ${JSON.stringify(got)}`)), 10_000))]);
+    await Promise.race([
+      reading,
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`watch got only ${JSON.stringify(got)}`)), 10_000)),
+    ]);
     watch.close();
 
     expect(got.map(([type, name]) => [type, name])).toEqual(expected.map(([type, name]) => [type, name]));

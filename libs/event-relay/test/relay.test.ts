@@ -121,10 +121,7 @@ describe("EventRelay", () => {
     const s = storage();
     await churn(s, 120);
     // This relay publishes but "crashes" before it records how far it got.
-    const crashed = await relay(
-      withWatermark(s, { mark: async () => undefined }),
-      server.url,
-    );
+    const crashed = await relay(withWatermark(s, { mark: async () => undefined }), server.url);
     await waitFor("the first relay to publish everything", async () => (await streamMessages(server.url)) === 120);
     await crashed.stop();
     expect(await s.publishedRevision()).toBe(0);

@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  decodeToken,
-  encodeToken,
-  eventSubject,
-  parseEventSubject,
-  subjectForChange,
-  type SubjectParts,
-} from "../src/index.js";
+import { decodeToken, encodeToken, eventSubject, parseEventSubject, subjectForChange, type SubjectParts } from "../src/index.js";
 
 const tricky = [
   "web",
@@ -46,13 +39,11 @@ describe("subject encoding", () => {
     expect(eventSubject({ group: "", resource: "namespaces", namespace: "", name: "default" })).toBe(
       "orch.events.core.namespaces._.default",
     );
-    expect(
-      eventSubject({ group: "certificates.k8s.io", resource: "certificatesigningrequests", namespace: "", name: "node.1" }),
-    ).toBe("orch.events.certificates%2Ek8s%2Eio.certificatesigningrequests._.node%2E1");
-    expect(subjectForChange({ resource: "core/pods", namespace: "default", name: "p" })).toBe("orch.events.core.pods.default.p");
-    expect(subjectForChange({ resource: "apps/deployments", namespace: "ns", name: "d" })).toBe(
-      "orch.events.apps.deployments.ns.d",
+    expect(eventSubject({ group: "certificates.k8s.io", resource: "certificatesigningrequests", namespace: "", name: "node.1" })).toBe(
+      "orch.events.certificates%2Ek8s%2Eio.certificatesigningrequests._.node%2E1",
     );
+    expect(subjectForChange({ resource: "core/pods", namespace: "default", name: "p" })).toBe("orch.events.core.pods.default.p");
+    expect(subjectForChange({ resource: "apps/deployments", namespace: "ns", name: "d" })).toBe("orch.events.apps.deployments.ns.d");
     expect(subjectForChange({ resource: "certificates.k8s.io/certificatesigningrequests", namespace: "", name: "c" })).toBe(
       "orch.events.certificates%2Ek8s%2Eio.certificatesigningrequests._.c",
     );

@@ -76,7 +76,9 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | nul
     if (!entry.apiVersion) throw new ManagedFieldsError("apiVersion must not be empty");
     if (entry.fieldsType !== "FieldsV1") {
       throw new ManagedFieldsError(
-        entry.fieldsType ? `invalid fieldsType "${entry.fieldsType}" in managed fields entry ${i}` : `missing fieldsType in managed fields entry ${i}`,
+        entry.fieldsType
+          ? `invalid fieldsType "${entry.fieldsType}" in managed fields entry ${i}`
+          : `missing fieldsType in managed fields entry ${i}`,
       );
     }
     const id = managerIdentifier(entry);
@@ -283,7 +285,12 @@ export interface ApplyOptions extends WriteIntent {
  * yet) for `intent.manager`. Answers the new object with its managedFields; throws a 409 StatusError
  * on conflicts (unless forced) and a 400 on a configuration Kubernetes refuses.
  */
-export function applyConfiguration(live: ManagedObject | undefined, config: ManagedObject, shape: Shape, options: ApplyOptions): ManagedObject {
+export function applyConfiguration(
+  live: ManagedObject | undefined,
+  config: ManagedObject,
+  shape: Shape,
+  options: ApplyOptions,
+): ManagedObject {
   if (config.apiVersion !== options.apiVersion || config.kind !== options.kind) {
     throw failure(400, "BadRequest", `invalid object type: ${gvkText(config.apiVersion, config.kind)}`);
   }
@@ -390,7 +397,12 @@ export function endpointResetFields(subresource: string | undefined, hasStatusSu
  * The paths a strategy changed between the object a request proposed and the one it stores, beyond
  * the endpoint's own reset fields: server-set and normalised fields are nobody's doing.
  */
-function strategyResetFields(proposed: ManagedObject, stored: ManagedObject, shape: Shape, endpoint: IgnoreFilter | undefined): IgnoreFilter {
+function strategyResetFields(
+  proposed: ManagedObject,
+  stored: ManagedObject,
+  shape: Shape,
+  endpoint: IgnoreFilter | undefined,
+): IgnoreFilter {
   const c = compare(withoutManagedFields(proposed), withoutManagedFields(stored), shape);
   const changed = c.added.union(c.modified).union(c.removed);
   return (set) => (endpoint ? endpoint(set) : set).difference(changed);
@@ -453,7 +465,8 @@ export function validateFieldManager(fieldManager: string, path: string | FieldP
   for (const ch of fieldManager) {
     const cp = ch.codePointAt(0) ?? 0;
     // Go's %#U of a non-printable rune: U+ and at least four hex digits.
-    if (!isGoPrintable(cp)) errs.push(fieldError.invalid(path, fieldManager, `invalid character U+${cp.toString(16).toUpperCase().padStart(4, "0")}`));
+    if (!isGoPrintable(cp))
+      errs.push(fieldError.invalid(path, fieldManager, `invalid character U+${cp.toString(16).toUpperCase().padStart(4, "0")}`));
   }
   return errs;
 }

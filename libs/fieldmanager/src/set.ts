@@ -2,14 +2,7 @@
 // members and the children with their own sets, never an empty one. fieldsV1 is its JSON form.
 // A set is built by insert() or read() and never changed afterwards, so the set operations share the
 // subtrees they leave alone instead of copying them.
-import {
-  type Path,
-  type PathElement,
-  type PathElementError,
-  compareElements,
-  deserializeElement,
-  serializeElement,
-} from "./path.js";
+import { type Path, type PathElement, type PathElementError, compareElements, deserializeElement, serializeElement } from "./path.js";
 import { type Shape, memberShape, untypedShape } from "@orch/machinery";
 
 interface Child {

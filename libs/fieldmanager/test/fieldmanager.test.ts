@@ -68,7 +68,8 @@ const at = (seconds: number) => new Date(Date.UTC(2024, 0, 1, 0, 0, seconds));
 const applyAs = (manager: string, live: ManagedObject | undefined, config: ManagedObject, force = false, now = at(0)) =>
   applyConfiguration(live, config, deployment, { manager, apiVersion: "apps/v1", kind: "Deployment", force, now });
 const entries = (o: ManagedObject) => (o.metadata?.managedFields ?? []) as ManagedFieldsEntry[];
-const fieldsOfManager = (o: ManagedObject, manager: string) => entries(o).find((e) => e.manager === manager)?.fieldsV1 as FieldsV1 | undefined;
+const fieldsOfManager = (o: ManagedObject, manager: string) =>
+  entries(o).find((e) => e.manager === manager)?.fieldsV1 as FieldsV1 | undefined;
 
 function web(replicas: number, image = "nginx:1.25"): ManagedObject {
   return {
@@ -92,7 +93,8 @@ describe("fieldsV1", () => {
   const status =
     '{"f:metadata":{"f:annotations":{".":{},"f:deployment.kubernetes.io/revision":{}}},"f:status":{"f:availableReplicas":{},"f:conditions":{".":{},"k:{\\"type\\":\\"Available\\"}":{".":{},"f:lastTransitionTime":{},"f:lastUpdateTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}},"k:{\\"type\\":\\"Progressing\\"}":{".":{},"f:lastTransitionTime":{},"f:lastUpdateTime":{},"f:message":{},"f:reason":{},"f:status":{},"f:type":{}}},"f:observedGeneration":{},"f:readyReplicas":{},"f:replicas":{},"f:updatedReplicas":{}}}';
   // Values, indexes and key objects with several members, sorted the way Go sorts path elements.
-  const mixed = '{"f:a":{"i:0":{},"i:2":{}},"f:b":{"v:1":{},"v:\\"x\\"":{}},"f:c":{"k:{\\"a\\":1,\\"b\\":\\"z\\"}":{}},"f:d":{".":{},"f:e":{}}}';
+  const mixed =
+    '{"f:a":{"i:0":{},"i:2":{}},"f:b":{"v:1":{},"v:\\"x\\"":{}},"f:c":{"k:{\\"a\\":1,\\"b\\":\\"z\\"}":{}},"f:d":{".":{},"f:e":{}}}';
 
   it.each([
     ["a kubectl-created Deployment", created],
@@ -119,10 +121,12 @@ describe("fieldsV1", () => {
     expect(() => decodeManagedFields([{ manager: "m", operation: "Bogus", apiVersion: "v1", fieldsType: "FieldsV1" }])).toThrow(
       "operation must be `Apply` or `Update`",
     );
-    expect(() => decodeManagedFields([{ manager: "m", operation: "Update", apiVersion: "v1" }])).toThrow("missing fieldsType in managed fields entry 0");
-    expect(() => decodeManagedFields([{ manager: "m", operation: "Update", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: { "x:y": {} } }])).toThrow(
-      "unknown path element type",
+    expect(() => decodeManagedFields([{ manager: "m", operation: "Update", apiVersion: "v1" }])).toThrow(
+      "missing fieldsType in managed fields entry 0",
     );
+    expect(() =>
+      decodeManagedFields([{ manager: "m", operation: "Update", apiVersion: "v1", fieldsType: "FieldsV1", fieldsV1: { "x:y": {} } }]),
+    ).toThrow("unknown path element type");
   });
 });
 
@@ -166,24 +170,50 @@ describe("field sets", () => {
 
 describe("merging an applied configuration (structured-merge-diff typed.Merge)", () => {
   it("merges list-map items by their keys, keeping live items the configuration does not name", () => {
-    const live = { containers: [{ name: "a", image: "a:1" }, { name: "sidecar", image: "s:1" }] };
-    const config = { containers: [{ name: "a", image: "a:2" }, { name: "b", image: "b:1" }] };
+    const live = {
+      containers: [
+        { name: "a", image: "a:1" },
+        { name: "sidecar", image: "s:1" },
+      ],
+    };
+    const config = {
+      containers: [
+        { name: "a", image: "a:2" },
+        { name: "b", image: "b:1" },
+      ],
+    };
     const spec = struct({ containers: listMap(container, ["name"]) });
     expect(merge(live, config, spec)).toEqual({
-      containers: [{ name: "a", image: "a:2" }, { name: "sidecar", image: "s:1" }, { name: "b", image: "b:1" }],
+      containers: [
+        { name: "a", image: "a:2" },
+        { name: "sidecar", image: "s:1" },
+        { name: "b", image: "b:1" },
+      ],
     });
   });
 
   it("keys ports by containerPort and protocol", () => {
-    const live = { ports: [{ containerPort: 80, protocol: "TCP", name: "http" }, { containerPort: 80, protocol: "UDP" }] };
+    const live = {
+      ports: [
+        { containerPort: 80, protocol: "TCP", name: "http" },
+        { containerPort: 80, protocol: "UDP" },
+      ],
+    };
     const config = { ports: [{ containerPort: 80, protocol: "UDP", name: "dns" }] };
     expect(merge(live, config, container)).toEqual({
-      ports: [{ containerPort: 80, protocol: "TCP", name: "http" }, { containerPort: 80, protocol: "UDP", name: "dns" }],
+      ports: [
+        { containerPort: 80, protocol: "TCP", name: "http" },
+        { containerPort: 80, protocol: "UDP", name: "dns" },
+      ],
     });
   });
 
   it("unions sets and replaces atomic lists and maps", () => {
-    const shape = struct({ finalizers: setList, args: atomicList(scalarShape), selector: struct({ matchLabels: stringMap }, { mapType: "atomic" }) });
+    const shape = struct({
+      finalizers: setList,
+      args: atomicList(scalarShape),
+      selector: struct({ matchLabels: stringMap }, { mapType: "atomic" }),
+    });
     const live = { finalizers: ["a", "b"], args: ["x", "y"], selector: { matchLabels: { a: "1", b: "2" } } };
     const config = { finalizers: ["c", "a"], args: ["z"], selector: { matchLabels: { c: "3" } } };
     // Applied items keep the configuration's order; live-only items follow where they were.
@@ -201,7 +231,13 @@ describe("Update", () => {
     const created = structuredClone(web(3));
     updateManagedFields(undefined, created, deployment, { manager: "kubectl-create", apiVersion: "apps/v1", now: at(0) });
     expect(entries(created)).toEqual([
-      expect.objectContaining({ manager: "kubectl-create", operation: "Update", apiVersion: "apps/v1", time: "2024-01-01T00:00:00Z", fieldsType: "FieldsV1" }),
+      expect.objectContaining({
+        manager: "kubectl-create",
+        operation: "Update",
+        apiVersion: "apps/v1",
+        time: "2024-01-01T00:00:00Z",
+        fieldsType: "FieldsV1",
+      }),
     ]);
     const scaled = structuredClone(created);
     (scaled.spec as { replicas: number }).replicas = 5;
@@ -333,8 +369,12 @@ describe("Apply", () => {
   });
 
   it("refuses a configuration of another kind or with managedFields", () => {
-    expect(() => applyAs("ci", undefined, { apiVersion: "v1", kind: "Pod", metadata: { name: "web" } })).toThrow("invalid object type: /v1, Kind=Pod");
-    expect(() => applyAs("ci", undefined, { ...web(1), metadata: { name: "web", managedFields: [] } })).toThrow("metadata.managedFields must be nil");
+    expect(() => applyAs("ci", undefined, { apiVersion: "v1", kind: "Pod", metadata: { name: "web" } })).toThrow(
+      "invalid object type: /v1, Kind=Pod",
+    );
+    expect(() => applyAs("ci", undefined, { ...web(1), metadata: { name: "web", managedFields: [] } })).toThrow(
+      "metadata.managedFields must be nil",
+    );
   });
 
   it("refuses a list-map item without its key", () => {
@@ -355,7 +395,10 @@ describe("field manager names", () => {
 
   it("validates length and printable characters", () => {
     expect(validateFieldManager("x".repeat(129), "fieldManager")[0]).toMatchObject({ type: "FieldValueTooLong", field: "fieldManager" });
-    expect(validateFieldManager("a\tb", "fieldManager")[0]).toMatchObject({ type: "FieldValueInvalid", detail: "invalid character U+0009" });
+    expect(validateFieldManager("a\tb", "fieldManager")[0]).toMatchObject({
+      type: "FieldValueInvalid",
+      detail: "invalid character U+0009",
+    });
     expect(validateFieldManager("kubectl", "fieldManager")).toEqual([]);
   });
 });

@@ -89,7 +89,10 @@ export function formatLine(line: string): string {
   if (typeof entry !== "object" || entry === null || typeof entry.msg !== "string") return line;
   const { level, time: _time, name, msg, err, ...fields } = entry;
   const extra = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === "string" ? v : JSON.stringify(v)}`);
-  const error = err && typeof err === "object" ? `: ${(err as { stack?: string; message?: string }).stack ?? (err as { message?: string }).message}` : "";
+  const error =
+    err && typeof err === "object"
+      ? `: ${(err as { stack?: string; message?: string }).stack ?? (err as { message?: string }).message}`
+      : "";
   const prefix = level === "info" ? "" : `${String(level).toUpperCase()} `;
   return `${prefix}${name ? `${String(name)}: ` : ""}${msg}${extra.length > 0 ? ` ${extra.join(" ")}` : ""}${error}`;
 }

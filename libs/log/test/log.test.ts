@@ -11,7 +11,9 @@ describe("createLogger", () => {
   it("writes one JSON object per line: level, time, name, msg and the fields", () => {
     const { log, lines } = capture();
     log.info("request", { verb: "get", code: 200 });
-    expect(lines).toEqual([{ level: "info", time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), name: "apiserver", msg: "request", verb: "get", code: 200 }]);
+    expect(lines).toEqual([
+      { level: "info", time: expect.stringMatching(/^\d{4}-\d\d-\d\dT/), name: "apiserver", msg: "request", verb: "get", code: 200 },
+    ]);
   });
 
   it("names a component by its path, and drops what is below the level", () => {

@@ -78,20 +78,11 @@ export const errors = {
     failure(409, "AlreadyExists", `${qualifiedResource(gr)} "${name}" already exists`, withGroup(gr, name)),
 
   conflict: (gr: GroupResource, name: string, why: string) =>
-    failure(
-      409,
-      "Conflict",
-      `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${why}`,
-      withGroup(gr, name),
-    ),
+    failure(409, "Conflict", `Operation cannot be fulfilled on ${qualifiedResource(gr)} "${name}": ${why}`, withGroup(gr, name)),
 
   /** The optimistic-concurrency failure every stale write gets. */
   modified: (gr: GroupResource, name: string) =>
-    errors.conflict(
-      gr,
-      name,
-      "the object has been modified; please apply your changes to the latest version and try again",
-    ),
+    errors.conflict(gr, name, "the object has been modified; please apply your changes to the latest version and try again"),
 
   invalid: (gk: GroupKind, name: string, errs: readonly FieldError[]) => {
     const aggregate = goAggregate(errs.map(fieldErrorText));
@@ -109,20 +100,13 @@ export const errors = {
   invalidPatch: (message: string) => failure(422, "Invalid", message),
   unauthorized: (message = "Unauthorized") => failure(401, "Unauthorized", message),
   forbidden: (gr: GroupResource, name: string, why: string) =>
-    failure(
-      403,
-      "Forbidden",
-      `${qualifiedResource(gr)}${name ? ` "${name}"` : ""} is forbidden: ${why}`,
-      withGroup(gr, name),
-    ),
+    failure(403, "Forbidden", `${qualifiedResource(gr)}${name ? ` "${name}"` : ""} is forbidden: ${why}`, withGroup(gr, name)),
   notFoundPath: () => failure(404, "NotFound", "the server could not find the requested resource", {}),
   methodNotSupported: (gr: GroupResource, action: string) =>
-    failure(
-      405,
-      "MethodNotAllowed",
-      `${action} is not supported on resources of kind "${qualifiedResource(gr)}"`,
-      { group: gr.group, kind: gr.resource },
-    ),
+    failure(405, "MethodNotAllowed", `${action} is not supported on resources of kind "${qualifiedResource(gr)}"`, {
+      group: gr.group,
+      kind: gr.resource,
+    }),
   notAcceptable: (accepted: readonly string[]) =>
     failure(406, "NotAcceptable", `only the following media types are accepted: ${accepted.join(", ")}`),
   unsupportedMediaType: (supported: readonly string[]) =>
@@ -134,10 +118,8 @@ export const errors = {
   tooLarge: (message = "the server has received too large of a request") =>
     failure(413, "RequestEntityTooLarge", `Request entity too large: ${message}`),
   gone: (message: string) => failure(410, "Expired", message),
-  tooManyRequests: (message: string, retryAfterSeconds: number) =>
-    failure(429, "TooManyRequests", message, { retryAfterSeconds }),
-  internal: (message: string) =>
-    failure(500, "InternalError", `Internal error occurred: ${message}`, { causes: [{ message }] }),
+  tooManyRequests: (message: string, retryAfterSeconds: number) => failure(429, "TooManyRequests", message, { retryAfterSeconds }),
+  internal: (message: string) => failure(500, "InternalError", `Internal error occurred: ${message}`, { causes: [{ message }] }),
   timeout: (message: string, retryAfterSeconds: number, causeReason?: string) =>
     failure(504, "Timeout", `Timeout: ${message}`, {
       retryAfterSeconds,

@@ -74,10 +74,8 @@ export const fieldError = {
   forbidden: (at: At, detail: string) => make("FieldValueForbidden", at, omitValue, detail),
   duplicate: (at: At, value: unknown) => make("FieldValueDuplicate", at, value),
   notFound: (at: At, value: unknown) => make("FieldValueNotFound", at, value),
-  tooLong: (at: At, value: unknown, max: number) =>
-    make("FieldValueTooLong", at, value, `may not be more than ${max} bytes`),
-  tooMany: (at: At, actual: number, max: number) =>
-    make("FieldValueTooMany", at, actual, `must have at most ${max} items`),
+  tooLong: (at: At, value: unknown, max: number) => make("FieldValueTooLong", at, value, `may not be more than ${max} bytes`),
+  tooMany: (at: At, actual: number, max: number) => make("FieldValueTooMany", at, actual, `must have at most ${max} items`),
   notSupported: (at: At, value: unknown, supported: readonly string[]) =>
     make(
       "FieldValueNotSupported",
@@ -95,8 +93,7 @@ const formatValue = (value: unknown): string => goBadValue(value);
 /** The error text without the field, as Kubernetes puts it in `causes[].message`. */
 export function fieldErrorBody(e: FieldError): string {
   const printsValue =
-    e.value !== omitValue &&
-    !["FieldValueRequired", "FieldValueForbidden", "FieldValueTooLong", "InternalError"].includes(e.type);
+    e.value !== omitValue && !["FieldValueRequired", "FieldValueForbidden", "FieldValueTooLong", "InternalError"].includes(e.type);
   let s = typeText[e.type];
   if (printsValue) s += `: ${formatValue(e.value)}`;
   if (e.detail) s += `: ${e.detail}`;

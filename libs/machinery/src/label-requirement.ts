@@ -21,8 +21,7 @@ export interface LabelRequirement {
 }
 
 // field.Error.Error(): Kubernetes always prints "<path>: ", and a nil path prints as "<nil>".
-const invalid = (path: string, value: unknown, detail: string) =>
-  `${path}: Invalid value: ${goBadValue(value)}: ${detail}`;
+const invalid = (path: string, value: unknown, detail: string) => `${path}: Invalid value: ${goBadValue(value)}: ${detail}`;
 
 /** validateLabelKey: every broken rule joined by "; ", reported at `path`. */
 export function labelKeyError(key: string, path: string): string | undefined {
@@ -35,11 +34,7 @@ export function labelKeyError(key: string, path: string): string | undefined {
  * `values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty`.
  * `values` are kept as given (Kubernetes does not sort or deduplicate here).
  */
-export function newLabelRequirement(
-  key: string,
-  operator: LabelOperator,
-  values: readonly string[] | null = null,
-): LabelRequirement {
+export function newLabelRequirement(key: string, operator: LabelOperator, values: readonly string[] | null = null): LabelRequirement {
   const errs: string[] = [];
   const keyErr = labelKeyError(key, "key");
   if (keyErr) errs.push(keyErr);
@@ -76,9 +71,7 @@ export function newLabelRequirement(
       });
       break;
     default:
-      errs.push(
-        `operator: Unsupported value: ${goJSON(operator)}: supported values: ${validOperators.map(goQuote).join(", ")}`,
-      );
+      errs.push(`operator: Unsupported value: ${goJSON(operator)}: supported values: ${validOperators.map(goQuote).join(", ")}`);
   }
   vals.forEach((v, i) => {
     const msgs = isValidLabelValue(v);

@@ -54,8 +54,7 @@ interface Item {
 
 const isWhitespace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0d || c === 0x0a;
 // = ! ( ) , > <
-const isSpecialSymbol = (c: number) =>
-  c === 0x3d || c === 0x21 || c === 0x28 || c === 0x29 || c === 0x2c || c === 0x3e || c === 0x3c;
+const isSpecialSymbol = (c: number) => c === 0x3d || c === 0x21 || c === 0x28 || c === 0x29 || c === 0x2c || c === 0x3e || c === 0x3c;
 
 class Lexer {
   private pos = 0;
@@ -138,9 +137,7 @@ class Parser {
   // Inside a value list "in" and "notin" are ordinary words: `x in (in,notin)` is valid.
   private lookahead(ctx: Context): Item {
     const item = this.items[this.position] ?? end;
-    return ctx === Context.Values && (item.tok === Token.In || item.tok === Token.NotIn)
-      ? { tok: Token.Identifier, lit: item.lit }
-      : item;
+    return ctx === Context.Values && (item.tok === Token.In || item.tok === Token.NotIn) ? { tok: Token.Identifier, lit: item.lit } : item;
   }
   private consume(ctx: Context): Item {
     const item = this.lookahead(ctx);
@@ -186,8 +183,7 @@ class Parser {
     const [key, inferred] = this.parseKeyAndInferOperator();
     if (inferred === "exists" || inferred === "!") return newLabelRequirement(key, inferred, []);
     const operator = this.parseOperator();
-    const values =
-      operator === "in" || operator === "notin" ? this.parseValues() : this.parseExactValue();
+    const values = operator === "in" || operator === "notin" ? this.parseValues() : this.parseExactValue();
     // Values pass through a string set: sorted, deduplicated.
     return newLabelRequirement(key, operator, [...values].sort(compareUtf8));
   }

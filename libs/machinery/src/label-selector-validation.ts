@@ -36,9 +36,7 @@ export function validateLabelSelector(
       case "Exists":
       case "DoesNotExist":
         if (values.length > 0) {
-          errs.push(
-            fieldError.forbidden(at.child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"),
-          );
+          errs.push(fieldError.forbidden(at.child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"));
         }
         break;
       default:

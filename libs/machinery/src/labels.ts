@@ -67,8 +67,7 @@ export const labelSelectorIsEverything = (selector: LabelSelector): boolean =>
   !selector.matchesNothing && selector.requirements.length === 0;
 
 /** Selector.String(): e.g. `app=web,tier in (a,b),!canary`; empty for both everything and nothing. */
-export const labelSelectorString = (selector: LabelSelector): string =>
-  selector.requirements.map(labelRequirementString).join(",");
+export const labelSelectorString = (selector: LabelSelector): string => selector.requirements.map(labelRequirementString).join(",");
 
 /**
  * RequiresExactMatch: the single value `key` must have (`key=v`, `key==v`, `key in (v)`), judged by the
@@ -85,9 +84,7 @@ export function labelSelectorRequiresExactMatch(selector: LabelSelector, key: st
 /** SelectorFromSet: equality on every pair, unvalidated (as Kubernetes; the server validates). */
 export function labelSelectorFromSet(set: Labels): LabelSelector {
   if (!set) return everythingLabelSelector;
-  const requirements = Object.keys(set).map(
-    (key): LabelRequirement => ({ key, operator: "=", values: [lookupLabel(set, key) ?? ""] }),
-  );
+  const requirements = Object.keys(set).map((key): LabelRequirement => ({ key, operator: "=", values: [lookupLabel(set, key) ?? ""] }));
   return { requirements: requirements.sort(byKey), matchesNothing: false };
 }
 
@@ -96,9 +93,7 @@ export type LabelSelectorOperator = "In" | "NotIn" | "Exists" | "DoesNotExist";
 /** metav1.LabelSelector as found in specs. */
 export interface LabelSelectorObject {
   matchLabels?: Readonly<Record<string, string>> | null;
-  matchExpressions?:
-    | readonly { key: string; operator: LabelSelectorOperator | string; values?: readonly string[] | null }[]
-    | null;
+  matchExpressions?: readonly { key: string; operator: LabelSelectorOperator | string; values?: readonly string[] | null }[] | null;
 }
 
 const expressionOperators: Record<LabelSelectorOperator, LabelOperator> = {
@@ -123,9 +118,7 @@ export function labelSelectorFromObject(object: LabelSelectorObject | null | und
   const requirements: LabelRequirement[] = [];
   for (const key of labelKeys) requirements.push(newLabelRequirement(key, "=", [lookupLabel(matchLabels, key) ?? ""]));
   for (const expr of expressions) {
-    const op = Object.hasOwn(expressionOperators, expr.operator)
-      ? expressionOperators[expr.operator as LabelSelectorOperator]
-      : undefined;
+    const op = Object.hasOwn(expressionOperators, expr.operator) ? expressionOperators[expr.operator as LabelSelectorOperator] : undefined;
     if (!op) throw new SelectorError(`${goQuote(String(expr.operator ?? ""))} is not a valid label selector operator`);
     // Kubernetes copies values with append([]string(nil), ...): an empty list becomes nil and prints as null.
     const values = expr.values && expr.values.length > 0 ? [...expr.values] : null;

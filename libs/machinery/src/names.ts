@@ -75,8 +75,7 @@ export function isDNS1035Label(value: string): string[] {
 }
 
 const labelKeyFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-const labelKeyErrMsg =
-  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+const labelKeyErrMsg = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
 const labelKeyMaxLength = 63;
 const labelKeyRegexp = new RegExp(`^${labelKeyFmt}$`);
 
@@ -156,13 +155,10 @@ export function maskTrailingDash(name: string): string {
   return name.length > 1 && name.endsWith("-") ? `${name.slice(0, -2)}a` : name;
 }
 
-export const nameIsDNSSubdomain: NameValidator = (name, prefix) =>
-  isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
+export const nameIsDNSSubdomain: NameValidator = (name, prefix) => isDNS1123Subdomain(prefix ? maskTrailingDash(name) : name);
 export const nameIsDNSLabel: NameValidator = (name, prefix) => isDNS1123Label(prefix ? maskTrailingDash(name) : name);
-export const nameIsDNS1035Label: NameValidator = (name, prefix) =>
-  isDNS1035Label(prefix ? maskTrailingDash(name) : name);
+export const nameIsDNS1035Label: NameValidator = (name, prefix) => isDNS1035Label(prefix ? maskTrailingDash(name) : name);
 /** ValidatePathSegmentName: what the generic registry checks every name against. */
-export const nameIsPathSegment: NameValidator = (name, prefix) =>
-  prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name);
+export const nameIsPathSegment: NameValidator = (name, prefix) => (prefix ? isValidPathSegmentPrefix(name) : isValidPathSegmentName(name));
 /** Namespace names are DNS labels. */
 export const validateNamespaceName: NameValidator = nameIsDNSLabel;

@@ -4,13 +4,7 @@
 // list or map itself); so do we. It has no self-reference rule for ownerReferences; neither do we.
 import { type FieldError, FieldPath, fieldError } from "./field.js";
 import { goQuote, isGoPrintable } from "./go-format.js";
-import {
-  type NameValidator,
-  isQualifiedName,
-  isValidLabelValue,
-  nameIsDNSSubdomain,
-  validateNamespaceName,
-} from "./names.js";
+import { type NameValidator, isQualifiedName, isValidLabelValue, nameIsDNSSubdomain, validateNamespaceName } from "./names.js";
 import { compareUtf8 } from "./utf8.js";
 
 export interface OwnerReferenceLike {
@@ -56,11 +50,7 @@ export const totalAnnotationSizeLimitBytes = 256 * 1024;
 export const finalizerOrphanDependents = "orphan";
 export const finalizerDeleteDependents = "foregroundDeletion";
 /** The finalizer names core kinds accept without a domain prefix. */
-export const standardFinalizers: ReadonlySet<string> = new Set([
-  "kubernetes",
-  finalizerOrphanDependents,
-  finalizerDeleteDependents,
-]);
+export const standardFinalizers: ReadonlySet<string> = new Set(["kubernetes", finalizerOrphanDependents, finalizerDeleteDependents]);
 
 const metadataPath = FieldPath.root("metadata");
 const entries = (m: Readonly<Record<string, string>> | null | undefined) => (m ? Object.entries(m) : []);
@@ -149,8 +139,7 @@ export function validateOwnerReferences(refs: ObjectMetaLike["ownerReferences"],
           fieldError.invalid(
             path,
             (refs ?? []).map(ownerReferenceJSON),
-            "Only one reference can have Controller set to true. " +
-              `Found "true" in references for ${firstController} and ${current}`,
+            `Only one reference can have Controller set to true. Found "true" in references for ${firstController} and ${current}`,
           ),
         );
       } else firstController = current;
@@ -169,13 +158,7 @@ export function validateFinalizers(finalizers: ObjectMetaLike["finalizers"], pat
   const list = finalizers ?? [];
   const errs = list.flatMap((f) => validateFinalizerName(f, path));
   if (list.includes(finalizerOrphanDependents) && list.includes(finalizerDeleteDependents)) {
-    errs.push(
-      fieldError.invalid(
-        path,
-        list,
-        `finalizer ${finalizerOrphanDependents} and ${finalizerDeleteDependents} cannot be both set`,
-      ),
-    );
+    errs.push(fieldError.invalid(path, list, `finalizer ${finalizerOrphanDependents} and ${finalizerDeleteDependents} cannot be both set`));
   }
   return errs;
 }

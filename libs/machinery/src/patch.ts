@@ -10,8 +10,7 @@ export const patchTypes = {
   applyCbor: "application/apply-patch+cbor",
 } as const;
 
-const isObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x);
+const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /** RFC 7386 JSON merge patch: objects merge recursively, `null` removes, everything else replaces. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {
@@ -54,7 +53,9 @@ export function applyJsonPatch(target: unknown, patch: unknown): unknown {
     for (const [index, operation] of (patch as fastJsonPatch.Operation[]).entries()) {
       shifted += shiftCost(document, operation);
       if (shifted > MAX_JSON_PATCH_SHIFTED_ELEMENTS) {
-        throw limitExceeded(`Unable to complete the patch, its operations shift more than ${MAX_JSON_PATCH_SHIFTED_ELEMENTS} array elements`);
+        throw limitExceeded(
+          `Unable to complete the patch, its operations shift more than ${MAX_JSON_PATCH_SHIFTED_ELEMENTS} array elements`,
+        );
       }
       if (operation?.op === "copy") {
         copied += copySize(document, operation.from);

@@ -229,7 +229,8 @@ export function formatQuantity(q: Quantity): string {
   if (q.mantissa === 0n) return "0";
   let format = q.format;
   if (format === "BinarySI") {
-    const small = compareQuantities(q, { mantissa: -1024n, exponent: 0, format }) > 0 &&
+    const small =
+      compareQuantities(q, { mantissa: -1024n, exponent: 0, format }) > 0 &&
       compareQuantities(q, { mantissa: 1024n, exponent: 0, format }) < 0;
     const integer = q.exponent >= 0 || q.mantissa % pow10(-q.exponent) === 0n;
     if (small || !integer) format = "DecimalSI";
@@ -245,8 +246,7 @@ export function formatQuantity(q: Quantity): string {
     exponent--;
   }
   // Kubernetes prints no suffix at all for a decimal exponent it has no letter for (e.g. 10^21).
-  const suffix =
-    format === "DecimalSI" ? (decimalSuffixByExponent.get(exponent) ?? "") : exponent === 0 ? "" : `e${exponent}`;
+  const suffix = format === "DecimalSI" ? (decimalSuffixByExponent.get(exponent) ?? "") : exponent === 0 ? "" : `e${exponent}`;
   return `${mantissa}${suffix}`;
 }
 

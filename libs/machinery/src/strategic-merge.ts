@@ -166,9 +166,7 @@ function validateAgainstOrder(patchList: unknown[], order: unknown[], mergeKey: 
     o++;
   }
   if (p < items.length && o >= order.length) {
-    throw unexpected(
-      `the order in patch list:\n${goValue(patchList)}\n doesn't match ${setElementOrderPrefix} list:\n${goValue(order)}`,
-    );
+    throw unexpected(`the order in patch list:\n${goValue(patchList)}\n doesn't match ${setElementOrderPrefix} list:\n${goValue(order)}`);
   }
 }
 
@@ -418,10 +416,13 @@ function removeDirectives(value: unknown): [unknown, boolean] {
     return [value, true];
   }
   if (Array.isArray(value)) {
-    return [value.flatMap((v) => {
-      const [cleaned, keep] = removeDirectives(v);
-      return keep ? [cleaned] : [];
-    }), true];
+    return [
+      value.flatMap((v) => {
+        const [cleaned, keep] = removeDirectives(v);
+        return keep ? [cleaned] : [];
+      }),
+      true,
+    ];
   }
   return [value, true];
 }

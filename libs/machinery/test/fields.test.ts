@@ -88,17 +88,17 @@ describe("parseFieldSelector", () => {
 });
 
 const matchCases: [string, Record<string, string>, boolean][] = [
-  ["a=b", {"a": "b"}, true],
-  ["a=b", {"a": "c"}, false],
+  ["a=b", { a: "b" }, true],
+  ["a=b", { a: "c" }, false],
   ["a=b", {}, false],
   ["a=", {}, true],
   ["a!=", {}, false],
   ["a!=b", {}, true],
-  ["a!=b", {"a": "b"}, false],
-  ["a=b,c!=d", {"a": "b", "c": "e"}, true],
-  ["a=b,c!=d", {"a": "b", "c": "d"}, false],
-  ["", {"x": "y"}, true],
-  ["a=x\\,y", {"a": "x,y"}, true],
+  ["a!=b", { a: "b" }, false],
+  ["a=b,c!=d", { a: "b", c: "e" }, true],
+  ["a=b,c!=d", { a: "b", c: "d" }, false],
+  ["", { x: "y" }, true],
+  ["a=x\\,y", { a: "x,y" }, true],
 ];
 
 describe("fieldSelectorMatches", () => {

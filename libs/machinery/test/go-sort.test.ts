@@ -47,7 +47,9 @@ describe("goSliceStable", () => {
       comparisons++;
       return !(a >= 0 && b >= 0) || a < b;
     });
-    expect([...items].sort((a, b) => a - b)).toEqual(Array.from({ length: 20_000 }, (_, i) => (i % 7 === 0 ? -1 : i)).sort((a, b) => a - b));
+    expect([...items].sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 20_000 }, (_, i) => (i % 7 === 0 ? -1 : i)).sort((a, b) => a - b),
+    );
     expect(comparisons).toBeLessThan(20_000 * 15 * 15);
   });
 });

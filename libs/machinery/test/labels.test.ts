@@ -52,12 +52,18 @@ const parseCases: [string, Outcome][] = [
   ["x=a||y=b", { error: `unable to parse requirement: values[0][x]: Invalid value: "a||y": ${labelValueMsg}` }],
   ["x==a==b", { error: "found '==', expected: ',' or 'end of string'" }],
   ["!x=a", { error: "found '=', expected: ',' or 'end of string'" }],
-  ["x<a", { error: "unable to parse requirement: values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer" }],
+  [
+    "x<a",
+    { error: "unable to parse requirement: values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer" },
+  ],
   ["x=a,a=x", { text: "a=x,x=a", empty: false }],
   ["a=x,x=a", { text: "a=x,x=a", empty: false }],
   ["\rx", { text: "x", empty: false }],
   ["this-is-a-dns.domain.com/key-with-dash", { text: "this-is-a-dns.domain.com/key-with-dash", empty: false }],
-  ["this-is-another-dns.domain.com/key-with-dash in (so,what)", { text: "this-is-another-dns.domain.com/key-with-dash in (so,what)", empty: false }],
+  [
+    "this-is-another-dns.domain.com/key-with-dash in (so,what)",
+    { text: "this-is-another-dns.domain.com/key-with-dash in (so,what)", empty: false },
+  ],
   ["0.1.2.domain/99 notin (10.10.100.1, tick.tack.clock)", { text: "0.1.2.domain/99 notin (10.10.100.1,tick.tack.clock)", empty: false }],
   ["foo  in\t (abc)", { text: "foo in (abc)", empty: false }],
   ["x notin\n (abc)", { text: "x notin (abc)", empty: false }],
@@ -104,20 +110,40 @@ const parseCases: [string, Outcome][] = [
   ["k in (a", { error: "unable to parse requirement: found '', expected: ',' or ')'" }],
   ["k in (a,", { error: "unable to parse requirement: found '', expected: ',', or identifier" }],
   ["=a", { error: "found '=', expected: !, identifier, or 'end of string'" }],
-  ["a>b", { error: "unable to parse requirement: values[0]: Invalid value: \"b\": for 'Gt', 'Lt' operators, the value must be an integer" }],
+  [
+    "a>b",
+    { error: "unable to parse requirement: values[0]: Invalid value: \"b\": for 'Gt', 'Lt' operators, the value must be an integer" },
+  ],
   ["a<-5", { error: `unable to parse requirement: values[0][a]: Invalid value: "-5": ${labelValueMsg}` }],
   ["a>+5", { error: `unable to parse requirement: values[0][a]: Invalid value: "+5": ${labelValueMsg}` }],
-  ["a>99999999999999999999", { error: "unable to parse requirement: values[0]: Invalid value: \"99999999999999999999\": for 'Gt', 'Lt' operators, the value must be an integer" }],
-  [`a=${"v".repeat(64)}`, { error: `unable to parse requirement: values[0][a]: Invalid value: "${"v".repeat(64)}": must be no more than 63 bytes` }],
+  [
+    "a>99999999999999999999",
+    {
+      error:
+        "unable to parse requirement: values[0]: Invalid value: \"99999999999999999999\": for 'Gt', 'Lt' operators, the value must be an integer",
+    },
+  ],
+  [
+    `a=${"v".repeat(64)}`,
+    { error: `unable to parse requirement: values[0][a]: Invalid value: "${"v".repeat(64)}": must be no more than 63 bytes` },
+  ],
   ["A_B.c-d=Ok", { text: "A_B.c-d=Ok", empty: false }],
-  ["/a", { error: "unable to parse requirement: <nil>: Invalid value: \"/a\": prefix part must be non-empty" }],
+  ["/a", { error: 'unable to parse requirement: <nil>: Invalid value: "/a": prefix part must be non-empty' }],
   ["a/", { error: `unable to parse requirement: <nil>: Invalid value: "a/": name part must be non-empty; name part ${labelNameMsg}` }],
   ["a/b/c", { error: `unable to parse requirement: <nil>: Invalid value: "a/b/c": ${labelKeySlashesMsg}` }],
   ["-a", { error: `unable to parse requirement: <nil>: Invalid value: "-a": name part ${labelNameMsg}` }],
   [".a", { error: `unable to parse requirement: <nil>: Invalid value: ".a": name part ${labelNameMsg}` }],
   ["a-", { error: `unable to parse requirement: <nil>: Invalid value: "a-": name part ${labelNameMsg}` }],
-  [`example.com/${"n".repeat(64)}`, { error: `unable to parse requirement: <nil>: Invalid value: "example.com/${"n".repeat(64)}": name part must be no more than 63 bytes` }],
-  [`${"x".repeat(254)}/a`, { error: `unable to parse requirement: <nil>: Invalid value: "${"x".repeat(254)}/a": prefix part must be no more than 253 bytes` }],
+  [
+    `example.com/${"n".repeat(64)}`,
+    {
+      error: `unable to parse requirement: <nil>: Invalid value: "example.com/${"n".repeat(64)}": name part must be no more than 63 bytes`,
+    },
+  ],
+  [
+    `${"x".repeat(254)}/a`,
+    { error: `unable to parse requirement: <nil>: Invalid value: "${"x".repeat(254)}/a": prefix part must be no more than 253 bytes` },
+  ],
   ["a=b c", { error: "found 'c', expected: ',' or 'end of string'" }],
   ["in", { text: "in", empty: false }],
   ["notin", { text: "notin", empty: false }],
@@ -170,42 +196,42 @@ describe("parseLabelSelector", () => {
 });
 
 const matchCases: [string, Record<string, string>, boolean][] = [
-  ["", {"x": "y"}, true],
-  ["x=y", {"x": "y"}, true],
-  ["x=y,z=w", {"x": "y", "z": "w"}, true],
-  ["x!=y,z!=w", {"x": "z", "z": "a"}, true],
-  ["notin=in", {"notin": "in"}, true],
-  ["x", {"x": "z"}, true],
-  ["!x", {"y": "z"}, true],
-  ["x>1", {"x": "2"}, true],
-  ["x<1", {"x": "0"}, true],
+  ["", { x: "y" }, true],
+  ["x=y", { x: "y" }, true],
+  ["x=y,z=w", { x: "y", z: "w" }, true],
+  ["x!=y,z!=w", { x: "z", z: "a" }, true],
+  ["notin=in", { notin: "in" }, true],
+  ["x", { x: "z" }, true],
+  ["!x", { y: "z" }, true],
+  ["x>1", { x: "2" }, true],
+  ["x<1", { x: "0" }, true],
   ["x=z", {}, false],
-  ["x=y", {"x": "z"}, false],
-  ["x=y,z=w", {"x": "w", "z": "w"}, false],
-  ["x!=y,z!=w", {"x": "z", "z": "w"}, false],
-  ["x", {"y": "z"}, false],
-  ["!x", {"x": "z"}, false],
-  ["x>1", {"x": "0"}, false],
-  ["x<1", {"x": "2"}, false],
-  ["foo=bar", {"foo": "bar", "baz": "blah"}, true],
-  ["baz=blah", {"foo": "bar", "baz": "blah"}, true],
-  ["foo=bar,baz=blah", {"foo": "bar", "baz": "blah"}, true],
-  ["foo=blah", {"foo": "bar", "baz": "blah"}, false],
-  ["baz=bar", {"foo": "bar", "baz": "blah"}, false],
-  ["foo=bar,foobar=bar,baz=blah", {"foo": "bar", "baz": "blah"}, false],
-  ["x in (foo),y notin (alpha)", {"x": "foo", "y": "baz"}, true],
-  ["x in (foo),y in (alpha)", {"x": "foo", "y": "baz"}, false],
-  ["x notin (),y", {"y": ""}, true],
-  ["!x,y", {"y": ""}, true],
-  ["x notin (),!y", {"y": ""}, false],
-  ["x in ()", {"y": "baz"}, false],
-  ["x in ()", {"x": ""}, true],
-  ["z>1", {"z": "2"}, true],
-  ["z>1", {"z": "v2"}, false],
-  ["z<10", {"z": "-3"}, true],
-  ["z>1", {"z": "99999999999999999999"}, false],
-  ["z>9223372036854775806", {"z": "9223372036854775807"}, true],
-  ["x=", {"x": ""}, true],
+  ["x=y", { x: "z" }, false],
+  ["x=y,z=w", { x: "w", z: "w" }, false],
+  ["x!=y,z!=w", { x: "z", z: "w" }, false],
+  ["x", { y: "z" }, false],
+  ["!x", { x: "z" }, false],
+  ["x>1", { x: "0" }, false],
+  ["x<1", { x: "2" }, false],
+  ["foo=bar", { foo: "bar", baz: "blah" }, true],
+  ["baz=blah", { foo: "bar", baz: "blah" }, true],
+  ["foo=bar,baz=blah", { foo: "bar", baz: "blah" }, true],
+  ["foo=blah", { foo: "bar", baz: "blah" }, false],
+  ["baz=bar", { foo: "bar", baz: "blah" }, false],
+  ["foo=bar,foobar=bar,baz=blah", { foo: "bar", baz: "blah" }, false],
+  ["x in (foo),y notin (alpha)", { x: "foo", y: "baz" }, true],
+  ["x in (foo),y in (alpha)", { x: "foo", y: "baz" }, false],
+  ["x notin (),y", { y: "" }, true],
+  ["!x,y", { y: "" }, true],
+  ["x notin (),!y", { y: "" }, false],
+  ["x in ()", { y: "baz" }, false],
+  ["x in ()", { x: "" }, true],
+  ["z>1", { z: "2" }, true],
+  ["z>1", { z: "v2" }, false],
+  ["z<10", { z: "-3" }, true],
+  ["z>1", { z: "99999999999999999999" }, false],
+  ["z>9223372036854775806", { z: "9223372036854775807" }, true],
+  ["x=", { x: "" }, true],
   ["x=", {}, false],
   ["x!=", {}, true],
   ["x!=a", {}, true],
@@ -244,10 +270,10 @@ const requirementCases: [string, string, string[], Outcome][] = [
   ["x1", "in", [], { error: "values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty" }],
   ["x2", "notin", [], { error: "values: Invalid value: []: for 'in', 'notin' operators, values set can't be empty" }],
   ["x3", "in", ["foo"], { text: "x3 in (foo)" }],
-  ["x5", "=", ["bar", "foo"], { error: "values: Invalid value: [\"bar\",\"foo\"]: exact-match compatibility requires one single value" }],
+  ["x5", "=", ["bar", "foo"], { error: 'values: Invalid value: ["bar","foo"]: exact-match compatibility requires one single value' }],
   ["x6", "exists", [], { text: "x6" }],
   ["x7", "!", [], { text: "!x7" }],
-  ["x8", "exists", ["foo"], { error: "values: Invalid value: [\"foo\"]: values set must be empty for exists and does not exist" }],
+  ["x8", "exists", ["foo"], { error: 'values: Invalid value: ["foo"]: values set must be empty for exists and does not exist' }],
   ["x11", "gt", ["1"], { text: "x11>1" }],
   ["x13", "gt", [], { error: "values: Invalid value: []: for 'Gt', 'Lt' operators, exactly one value is required" }],
   ["x14", "gt", ["bar"], { error: "values[0]: Invalid value: \"bar\": for 'Gt', 'Lt' operators, the value must be an integer" }],
@@ -255,25 +281,49 @@ const requirementCases: [string, string, string[], Outcome][] = [
   ["a".repeat(254), "exists", [], { error: `key: Invalid value: "${"a".repeat(254)}": name part must be no more than 63 bytes` }],
   ["x16", "=", ["a".repeat(254)], { error: `values[0][x16]: Invalid value: "${"a".repeat(254)}": must be no more than 63 bytes` }],
   ["x17", "=", ["a b"], { error: `values[0][x17]: Invalid value: "a b": ${labelValueMsg}` }],
-  ["x18", "unsupportedOp", [], { error: "operator: Unsupported value: \"unsupportedOp\": supported values: \"in\", \"notin\", \"=\", \"==\", \"!=\", \"gt\", \"lt\", \"exists\", \"!\"" }],
+  [
+    "x18",
+    "unsupportedOp",
+    [],
+    { error: 'operator: Unsupported value: "unsupportedOp": supported values: "in", "notin", "=", "==", "!=", "gt", "lt", "exists", "!"' },
+  ],
   ["x19", "gt", ["1", "2"], { error: "values: Invalid value: [\"1\",\"2\"]: for 'Gt', 'Lt' operators, exactly one value is required" }],
-  ["bad key", "in", ["a b", "c"], { error: `[key: Invalid value: "bad key": name part ${labelNameMsg}, values[0][bad key]: Invalid value: "a b": ${labelValueMsg}]` }],
+  [
+    "bad key",
+    "in",
+    ["a b", "c"],
+    { error: `[key: Invalid value: "bad key": name part ${labelNameMsg}, values[0][bad key]: Invalid value: "a b": ${labelValueMsg}]` },
+  ],
   ["x20", "in", ["b", "a", "b"], { text: "x20 in (a,b,b)" }],
   ["x21", "notin", ["a"], { text: "x21 notin (a)" }],
   ["x22", "==", ["v"], { text: "x22==v" }],
   ["x23", "!=", [""], { text: "x23!=" }],
   ["k<x>", "exists", [], { error: `key: Invalid value: "k<x>": name part ${labelNameMsg}` }],
   ["k", "=", ["\u0001<&>"], { error: `values[0][k]: Invalid value: "\\x01<&>": ${labelValueMsg}` }],
-  ["x", "gt", ["a", "b"], { error: "[values: Invalid value: [\"a\",\"b\"]: for 'Gt', 'Lt' operators, exactly one value is required, values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer, values[1]: Invalid value: \"b\": for 'Gt', 'Lt' operators, the value must be an integer]" }],
+  [
+    "x",
+    "gt",
+    ["a", "b"],
+    {
+      error:
+        "[values: Invalid value: [\"a\",\"b\"]: for 'Gt', 'Lt' operators, exactly one value is required, values[0]: Invalid value: \"a\": for 'Gt', 'Lt' operators, the value must be an integer, values[1]: Invalid value: \"b\": for 'Gt', 'Lt' operators, the value must be an integer]",
+    },
+  ],
 ];
 
 describe("newLabelRequirement", () => {
   it.each(requirementCases)("%j %s %j", (key, op, values, want) => {
-    expect(outcome(() => ({ text: labelSelectorString(addLabelRequirements(everythingLabelSelector, newLabelRequirement(key, op as LabelOperator, values))) }))).toEqual(want);
+    expect(
+      outcome(() => ({
+        text: labelSelectorString(addLabelRequirements(everythingLabelSelector, newLabelRequirement(key, op as LabelOperator, values))),
+      })),
+    ).toEqual(want);
   });
 
   it("prints a nil value list as null", () => {
-    expect(() => newLabelRequirement("x", "in")).toThrow("values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty");
+    expect(() => newLabelRequirement("x", "in")).toThrow(
+      "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty",
+    );
   });
 });
 
@@ -309,21 +359,58 @@ describe("labelSelectorRequiresExactMatch", () => {
 const objectCases: [LabelSelectorObject | null, Outcome][] = [
   [null, { text: "", empty: false }],
   [{}, { text: "", empty: true }],
-  [{"matchLabels": {}}, { text: "", empty: true }],
-  [{"matchLabels": {"b": "2", "a": "1"}}, { text: "a=1,b=2", empty: false }],
-  [{"matchLabels": {"a": "1"}, "matchExpressions": [{"key": "c", "operator": "In", "values": ["y", "x"]}, {"key": "b", "operator": "DoesNotExist"}]}, { text: "a=1,!b,c in (x,y)", empty: false }],
-  [{"matchExpressions": [{"key": "x", "operator": "In"}]}, { error: "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty" }],
-  [{"matchExpressions": [{"key": "x", "operator": "In", "values": []}]}, { error: "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty" }],
-  [{"matchExpressions": [{"key": "x", "operator": "NotIn"}]}, { error: "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty" }],
-  [{"matchExpressions": [{"key": "x", "operator": "Exists", "values": ["a"]}]}, { error: "values: Invalid value: [\"a\"]: values set must be empty for exists and does not exist" }],
-  [{"matchExpressions": [{"key": "x", "operator": "DoesNotExist", "values": ["a", "b"]}]}, { error: "values: Invalid value: [\"a\",\"b\"]: values set must be empty for exists and does not exist" }],
-  [{"matchExpressions": [{"key": "x", "operator": "Foo"}]}, { error: "\"Foo\" is not a valid label selector operator" }],
-  [{"matchExpressions": [{"key": "x", "operator": "in", "values": ["a"]}]}, { error: "\"in\" is not a valid label selector operator" }],
-  [{"matchExpressions": [{"key": "x", "operator": ""}]}, { error: "\"\" is not a valid label selector operator" }],
-  [{"matchLabels": {"a": "not valid"}}, { error: `values[0][a]: Invalid value: "not valid": ${labelValueMsg}` }],
-  [{"matchLabels": {"a/b/c": "v"}}, { error: `key: Invalid value: "a/b/c": ${labelKeySlashesMsg}` }],
-  [{"matchExpressions": [{"key": "a b", "operator": "In"}]}, { error: `[key: Invalid value: "a b": name part ${labelNameMsg}, values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty]` }],
-  [{"matchExpressions": [{"key": "x", "operator": "Exists"}, {"key": "x", "operator": "NotIn", "values": ["a"]}]}, { text: "x,x notin (a)", empty: false }],
+  [{ matchLabels: {} }, { text: "", empty: true }],
+  [{ matchLabels: { b: "2", a: "1" } }, { text: "a=1,b=2", empty: false }],
+  [
+    {
+      matchLabels: { a: "1" },
+      matchExpressions: [
+        { key: "c", operator: "In", values: ["y", "x"] },
+        { key: "b", operator: "DoesNotExist" },
+      ],
+    },
+    { text: "a=1,!b,c in (x,y)", empty: false },
+  ],
+  [
+    { matchExpressions: [{ key: "x", operator: "In" }] },
+    { error: "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty" },
+  ],
+  [
+    { matchExpressions: [{ key: "x", operator: "In", values: [] }] },
+    { error: "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty" },
+  ],
+  [
+    { matchExpressions: [{ key: "x", operator: "NotIn" }] },
+    { error: "values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty" },
+  ],
+  [
+    { matchExpressions: [{ key: "x", operator: "Exists", values: ["a"] }] },
+    { error: 'values: Invalid value: ["a"]: values set must be empty for exists and does not exist' },
+  ],
+  [
+    { matchExpressions: [{ key: "x", operator: "DoesNotExist", values: ["a", "b"] }] },
+    { error: 'values: Invalid value: ["a","b"]: values set must be empty for exists and does not exist' },
+  ],
+  [{ matchExpressions: [{ key: "x", operator: "Foo" }] }, { error: '"Foo" is not a valid label selector operator' }],
+  [{ matchExpressions: [{ key: "x", operator: "in", values: ["a"] }] }, { error: '"in" is not a valid label selector operator' }],
+  [{ matchExpressions: [{ key: "x", operator: "" }] }, { error: '"" is not a valid label selector operator' }],
+  [{ matchLabels: { a: "not valid" } }, { error: `values[0][a]: Invalid value: "not valid": ${labelValueMsg}` }],
+  [{ matchLabels: { "a/b/c": "v" } }, { error: `key: Invalid value: "a/b/c": ${labelKeySlashesMsg}` }],
+  [
+    { matchExpressions: [{ key: "a b", operator: "In" }] },
+    {
+      error: `[key: Invalid value: "a b": name part ${labelNameMsg}, values: Invalid value: null: for 'in', 'notin' operators, values set can't be empty]`,
+    },
+  ],
+  [
+    {
+      matchExpressions: [
+        { key: "x", operator: "Exists" },
+        { key: "x", operator: "NotIn", values: ["a"] },
+      ],
+    },
+    { text: "x,x notin (a)", empty: false },
+  ],
 ];
 
 describe("labelSelectorFromObject", () => {
@@ -339,7 +426,10 @@ describe("labelSelectorFromObject", () => {
   it("selects nothing for a missing selector and everything for an empty one", () => {
     expect(labelSelectorMatches(labelSelectorFromObject(undefined), { a: "b" })).toBe(false);
     expect(labelSelectorMatches(labelSelectorFromObject({}), { a: "b" })).toBe(true);
-    const s = labelSelectorFromObject({ matchLabels: { app: "web" }, matchExpressions: [{ key: "tier", operator: "NotIn", values: ["db"] }] });
+    const s = labelSelectorFromObject({
+      matchLabels: { app: "web" },
+      matchExpressions: [{ key: "tier", operator: "NotIn", values: ["db"] }],
+    });
     expect(labelSelectorMatches(s, { app: "web", tier: "fe" })).toBe(true);
     expect(labelSelectorMatches(s, { app: "web", tier: "db" })).toBe(false);
   });

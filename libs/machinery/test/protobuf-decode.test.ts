@@ -53,8 +53,14 @@ describe("decodeKubernetesProtobuf", () => {
   it("decodes the TokenRequest captured in the research notes", () => {
     const captured = hex(
       "6b387300" +
-        "0a280a18" + "61757468656e7469636174696f6e2e6b38732e696f2f7631" + "120c" + "546f6b656e52657175657374" +
-        "1222" + "0a100a0012001a0022002a00320038004200" + "12080a03666f6f20d804" + "1a040a001200" +
+        "0a280a18" +
+        "61757468656e7469636174696f6e2e6b38732e696f2f7631" +
+        "120c" +
+        "546f6b656e52657175657374" +
+        "1222" +
+        "0a100a0012001a0022002a00320038004200" +
+        "12080a03666f6f20d804" +
+        "1a040a001200" +
         "1a002200",
     );
     expect(decodeKubernetesProtobuf(captured)).toStrictEqual({
@@ -112,12 +118,7 @@ describe("decodeKubernetesProtobuf", () => {
 
   it("sign-extends negative int32 and int64 varints and reads packed repeated numbers", () => {
     const packed = [...varint(-1), ...varint(7), ...varint(2 ** 40)];
-    const body = envelope(
-      "v1",
-      "Pod",
-      msg(1, int(10, -30)),
-      msg(2, int(25, -5), msg(14, bytes(4, packed), int(4, 9)), int(5, -1)),
-    );
+    const body = envelope("v1", "Pod", msg(1, int(10, -30)), msg(2, int(25, -5), msg(14, bytes(4, packed), int(4, 9)), int(5, -1)));
     expect(decodeKubernetesProtobuf(body)).toStrictEqual({
       kind: "Pod",
       apiVersion: "v1",
@@ -227,14 +228,7 @@ describe("decodeKubernetesProtobuf", () => {
       "authorization.k8s.io/v1",
       "SubjectAccessReview",
       msg(1),
-      msg(
-        2,
-        attributes,
-        bytes(3, "alice"),
-        bytes(4, "devs"),
-        entry(5, "scopes", msg(2, bytes(1, "a"))),
-        bytes(6, "u-1"),
-      ),
+      msg(2, attributes, bytes(3, "alice"), bytes(4, "devs"), entry(5, "scopes", msg(2, bytes(1, "a"))), bytes(6, "u-1")),
       msg(3, int(1, 0), bytes(2, "")),
     );
     expect(decodeKubernetesProtobuf(sar)).toStrictEqual({
@@ -278,16 +272,17 @@ describe("decodeKubernetesProtobuf", () => {
   });
 
   it("reads Quantity and IntOrString wrappers, including empty ones", () => {
-    const body = envelope(
-      "v1",
-      "ResourceQuota",
-      msg(2, entry(1, "cpu", msg(2, bytes(1, "500m"))), entry(1, "pods", msg(2))),
-    );
+    const body = envelope("v1", "ResourceQuota", msg(2, entry(1, "cpu", msg(2, bytes(1, "500m"))), entry(1, "pods", msg(2))));
     expect(decodeKubernetesProtobuf(body)).toMatchObject({ spec: { hard: { cpu: "500m", pods: "0" } } });
     const ports = [msg(1, int(3, 80), msg(4)), msg(1, int(3, 81), msg(4, int(1, 1), bytes(3, "web")))];
     const service = envelope("v1", "Service", msg(2, ...ports));
     expect(decodeKubernetesProtobuf(service)).toMatchObject({
-      spec: { ports: [{ port: 80, targetPort: 0 }, { port: 81, targetPort: "web" }] },
+      spec: {
+        ports: [
+          { port: 80, targetPort: 0 },
+          { port: 81, targetPort: "web" },
+        ],
+      },
     });
   });
 
@@ -329,13 +324,7 @@ describe("decodeKubernetesProtobuf", () => {
       metadata: { name: "d" },
       spec: { template: { spec: { containers: [{ name: "c" }, { name: "d" }] } } },
     });
-    expect(unknownFields).toEqual([
-      "metadata#99",
-      "metadata#98",
-      "metadata#97",
-      "spec.template.spec.containers[0]#77",
-      "#42",
-    ]);
+    expect(unknownFields).toEqual(["metadata#99", "metadata#98", "metadata#97", "spec.template.spec.containers[0]#77", "#42"]);
   });
 
   it("refuses kinds it has no tables for, naming them", () => {

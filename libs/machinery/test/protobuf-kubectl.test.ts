@@ -11,11 +11,9 @@ const captures: Record<string, string> = {
   namespace: "create namespace x",
   "namespace-save-config": "create namespace y --save-config",
   serviceaccount: "create serviceaccount y",
-  "secret-generic":
-    "create secret generic s --from-literal=a=b --from-literal=empty= --from-file=bin.dat --type=example.com/custom",
+  "secret-generic": "create secret generic s --from-literal=a=b --from-literal=empty= --from-file=bin.dat --type=example.com/custom",
   "secret-docker-registry":
-    "create secret docker-registry r --docker-server=reg.example --docker-username=u --docker-password=p " +
-    "--docker-email=e@example.com",
+    "create secret docker-registry r --docker-server=reg.example --docker-username=u --docker-password=p " + "--docker-email=e@example.com",
   configmap: "create configmap c --from-literal=k=v --from-literal=empty= --from-file=f.txt --from-file=bin.dat",
   deployment: "create deployment d --image=nginx --replicas=3 --port=80",
   "deployment-multi": "create deployment m --image=nginx --image=busybox:1.36 --replicas=0",
@@ -30,8 +28,7 @@ const captures: Record<string, string> = {
   clusterrolebinding: "create clusterrolebinding crb --clusterrole=cr --user=u",
   job: "create job j --image=busybox -- echo hi",
   cronjob: "create cronjob cj --image=busybox --schedule='*/1 * * * *' --restart=OnFailure -- date",
-  ingress:
-    "create ingress i --class=nginx --rule=foo.com/bar=svc:80 --rule='bar.com/*=svc2:http,tls=sec' --annotation=a=b",
+  ingress: "create ingress i --class=nginx --rule=foo.com/bar=svc:80 --rule='bar.com/*=svc2:http,tls=sec' --annotation=a=b",
   pdb: "create pdb p --selector=app=x --min-available=50%",
   priorityclass: "create priorityclass pc --value=1000 --global-default --description=desc --preemption-policy=Never",
   token: "create token sa --audience=a --duration=10m",

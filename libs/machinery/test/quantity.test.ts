@@ -109,9 +109,7 @@ describe("parseQuantity errors", () => {
   }
 
   it("uses Kubernetes' exact message for a malformed quantity", () => {
-    expect(quantityErrors.format).toBe(
-      "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
-    );
+    expect(quantityErrors.format).toBe("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
     expect(() => parseQuantityJSON("")).toThrow(quantityErrors.format);
   });
 });

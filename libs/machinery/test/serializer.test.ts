@@ -47,7 +47,10 @@ describe("decodeYaml", () => {
 
   it("refuses a billion laughs as go-yaml does, and takes modest reuse", () => {
     const laughs = (levels: number) =>
-      ["l0: &l0 [x, x, x, x, x, x, x, x, x, x]", ...Array.from({ length: levels }, (_, i) => `l${i + 1}: &l${i + 1} [${Array(10).fill(`*l${i}`).join(", ")}]`)].join("\n");
+      [
+        "l0: &l0 [x, x, x, x, x, x, x, x, x, x]",
+        ...Array.from({ length: levels }, (_, i) => `l${i + 1}: &l${i + 1} [${Array(10).fill(`*l${i}`).join(", ")}]`),
+      ].join("\n");
     expect(() => decodeYaml(laughs(2))).not.toThrow();
     expect(() => decodeYaml(laughs(4))).toThrow(new DecodeError("yaml: document contains excessive aliasing"));
   });

@@ -69,7 +69,10 @@ const container = object({
   name: scalar,
   image: scalar,
   command: () => atomic(scalar),
-  ports: () => ({ ...mergeList(() => object({ containerPort: scalar, protocol: scalar, name: scalar }), "containerPort"), listMapKeys: ["containerPort", "protocol"] }),
+  ports: () => ({
+    ...mergeList(() => object({ containerPort: scalar, protocol: scalar, name: scalar }), "containerPort"),
+    listMapKeys: ["containerPort", "protocol"],
+  }),
   env: () => mergeList(() => object({ name: scalar, value: scalar }), "name"),
 });
 const deployment = object({
@@ -84,7 +87,10 @@ const deployment = object({
           spec: () =>
             object({
               containers: () => mergeList(() => container, "name"),
-              volumes: () => ({ ...mergeList(() => object({ name: scalar, emptyDir: () => object({}), hostPath: () => object({ path: scalar }) }), "name"), patchStrategy: "merge,retainKeys" }),
+              volumes: () => ({
+                ...mergeList(() => object({ name: scalar, emptyDir: () => object({}), hostPath: () => object({ path: scalar }) }), "name"),
+                patchStrategy: "merge,retainKeys",
+              }),
               tolerations: () => atomic(() => object({ key: scalar })),
             }),
         }),
@@ -118,9 +124,24 @@ describe("patch_test.go: customStrategicMergePatchTestCaseData", () => {
       "mergingList: [{name: 1, $patch: delete}, {name: 3, $patch: delete}]",
       "mergingList: [{name: 2, value: a}]",
     ],
-    ["retainKeys map can add a field when no retainKeys directive present", "retainKeysMap: {name: foo}", "retainKeysMap: {value: bar}", "retainKeysMap: {name: foo, value: bar}"],
-    ["retainKeys map can delete a field when no retainKeys directive present", "retainKeysMap: {name: foo, value: a}", "retainKeysMap: {value: null}", "retainKeysMap: {name: foo}"],
-    ["retainKeys map merge an empty map", "retainKeysMap: {name: foo, value: a}", "retainKeysMap: {}", "retainKeysMap: {name: foo, value: a}"],
+    [
+      "retainKeys map can add a field when no retainKeys directive present",
+      "retainKeysMap: {name: foo}",
+      "retainKeysMap: {value: bar}",
+      "retainKeysMap: {name: foo, value: bar}",
+    ],
+    [
+      "retainKeys map can delete a field when no retainKeys directive present",
+      "retainKeysMap: {name: foo, value: a}",
+      "retainKeysMap: {value: null}",
+      "retainKeysMap: {name: foo}",
+    ],
+    [
+      "retainKeys map merge an empty map",
+      "retainKeysMap: {name: foo, value: a}",
+      "retainKeysMap: {}",
+      "retainKeysMap: {name: foo, value: a}",
+    ],
     [
       "retainKeys list can change a field when no retainKeys directive present",
       "retainKeysMergingList: [{name: bar}, {name: foo, value: a}]",
@@ -139,20 +160,55 @@ describe("patch_test.go: customStrategicMergePatchTestCaseData", () => {
       "mergingList: [{name: 3, value: c}, {name: 1, value: a}]",
       "mergingList: [{name: 2, value: b}, {name: 3, value: c}, {name: 1, value: a}]",
     ],
-    ["preserve the order from the patch in a merging int list", "mergingIntList: [1, 2, 3]", "mergingIntList: [3, 1, 2]", "mergingIntList: [3, 1, 2]"],
-    ["preserve the order from the patch in a merging int list (subset)", "mergingIntList: [1, 2, 3]", "mergingIntList: [3, 1]", "mergingIntList: [2, 3, 1]"],
+    [
+      "preserve the order from the patch in a merging int list",
+      "mergingIntList: [1, 2, 3]",
+      "mergingIntList: [3, 1, 2]",
+      "mergingIntList: [3, 1, 2]",
+    ],
+    [
+      "preserve the order from the patch in a merging int list (subset)",
+      "mergingIntList: [1, 2, 3]",
+      "mergingIntList: [3, 1]",
+      "mergingIntList: [2, 3, 1]",
+    ],
     [
       "$setElementOrder contains item that is not present in the list to be merged",
       "mergingList: [{name: 1}, {name: 3}]",
       "{$setElementOrder/mergingList: [{name: 3}, {name: 2}, {name: 1}], mergingList: [{name: 3, value: 3}, {name: 1, value: 1}]}",
       "mergingList: [{name: 3, value: 3}, {name: 1, value: 1}]",
     ],
-    ["$setElementOrder contains item that is not present in the int list", "mergingIntList: [1, 3]", "$setElementOrder/mergingIntList: [3, 2, 1]", "mergingIntList: [3, 1]"],
-    ["$deleteFromPrimitiveList of a missing item adds nothing", "mergingIntList: [1, 2]", "$deleteFromPrimitiveList/mergingIntList: [3]", "mergingIntList: [1, 2]"],
-    ["$deleteFromPrimitiveList on an empty list adds nothing", "mergingIntList:", "$deleteFromPrimitiveList/mergingIntList: [3]", "mergingIntList:"],
+    [
+      "$setElementOrder contains item that is not present in the int list",
+      "mergingIntList: [1, 3]",
+      "$setElementOrder/mergingIntList: [3, 2, 1]",
+      "mergingIntList: [3, 1]",
+    ],
+    [
+      "$deleteFromPrimitiveList of a missing item adds nothing",
+      "mergingIntList: [1, 2]",
+      "$deleteFromPrimitiveList/mergingIntList: [3]",
+      "mergingIntList: [1, 2]",
+    ],
+    [
+      "$deleteFromPrimitiveList on an empty list adds nothing",
+      "mergingIntList:",
+      "$deleteFromPrimitiveList/mergingIntList: [3]",
+      "mergingIntList:",
+    ],
     ["$deleteFromPrimitiveList on a missing list adds no list", "foo: [bar]", "$deleteFromPrimitiveList/mergingIntList: [3]", "foo: [bar]"],
-    ["$deleteFromPrimitiveList on a merging list", "mergingIntList: [1, 2, 3]", "$deleteFromPrimitiveList/mergingIntList: [2]", "mergingIntList: [1, 3]"],
-    ["$deleteFromPrimitiveList on a list without merge strategy", "nonMergingIntList: [1, 2, 3]", "$deleteFromPrimitiveList/nonMergingIntList: [2]", "nonMergingIntList: [1, 3]"],
+    [
+      "$deleteFromPrimitiveList on a merging list",
+      "mergingIntList: [1, 2, 3]",
+      "$deleteFromPrimitiveList/mergingIntList: [2]",
+      "mergingIntList: [1, 3]",
+    ],
+    [
+      "$deleteFromPrimitiveList on a list without merge strategy",
+      "nonMergingIntList: [1, 2, 3]",
+      "$deleteFromPrimitiveList/nonMergingIntList: [2]",
+      "nonMergingIntList: [1, 3]",
+    ],
   ];
   for (const [name, original, patch, result] of cases) {
     it(name, () => expect(smp(original, patch)).toEqual(y(result)));
@@ -162,7 +218,12 @@ describe("patch_test.go: customStrategicMergePatchTestCaseData", () => {
 describe("patch_test.go: three-way patches applied to the live object", () => {
   const cases: [string, string, string, string][] = [
     ["nil original: add a field", "{name: 1, other: a}", "value: 1", "{name: 1, value: 1, other: a}"],
-    ["delete field from nested map", "simpleMap: {key1: 1, key2: 1, other: a}", "simpleMap: {key2: null}", "simpleMap: {key1: 1, other: a}"],
+    [
+      "delete field from nested map",
+      "simpleMap: {key1: 1, key2: 1, other: a}",
+      "simpleMap: {key2: null}",
+      "simpleMap: {key1: 1, other: a}",
+    ],
     ["replace list of scalars", "nonMergingIntList: [1, 4]", "nonMergingIntList: [2, 3]", "nonMergingIntList: [2, 3]"],
     [
       "delete all maps from merging list",
@@ -170,7 +231,12 @@ describe("patch_test.go: three-way patches applied to the live object", () => {
       "mergingList: [{name: 1, $patch: delete}, {name: 2, $patch: delete}]",
       "mergingList: []",
     ],
-    ["delete all maps from empty merging list", "mergingList: []", "mergingList: [{name: 1, $patch: delete}, {name: 2, $patch: delete}]", "mergingList: []"],
+    [
+      "delete all maps from empty merging list",
+      "mergingList: []",
+      "mergingList: [{name: 1, $patch: delete}, {name: 2, $patch: delete}]",
+      "mergingList: []",
+    ],
     ["defined null values remove live fields", "{name: a, other: a}", "{name: 1, value: 1, other: null}", "{name: 1, value: 1}"],
     [
       "delete items in lists of scalars",
@@ -202,7 +268,12 @@ describe("patch_test.go: three-way patches applied to the live object", () => {
       "{$setElementOrder/mergingList: [{name: 1}, {name: 2}], mergingList: [{name: 1, value: 1}]}",
       "mergingList: [{name: 1, value: 1, other: a}, {name: 2, value: 2, other: b}]",
     ],
-    ["retainKeys map should clear defaulted field", "retainKeysMap: {value: foo}", "retainKeysMap: {$retainKeys: [other], other: bar}", "retainKeysMap: {other: bar}"],
+    [
+      "retainKeys map should clear defaulted field",
+      "retainKeysMap: {value: foo}",
+      "retainKeysMap: {$retainKeys: [other], other: bar}",
+      "retainKeysMap: {other: bar}",
+    ],
     [
       "retainKeys map should clear defaulted field with conflict (discriminated union)",
       "retainKeysMap: {name: type1, value: foo}",
@@ -221,9 +292,17 @@ describe("the documented examples (sig-api-machinery/strategic-merge-patch.md)",
   it("containers merge by name: a patch adds a container instead of replacing the list", () => {
     const r = smp(pod, "spec: {template: {spec: {containers: [{name: log-tailer, image: log-tailer-1.0}]}}}", deployment);
     // Without `$setElementOrder`, an item the live list lacks goes before the live-only items (Go's mergeSortedSlice).
-    expect(r).toEqual(y("spec: {template: {spec: {containers: [{name: log-tailer, image: log-tailer-1.0}, {name: nginx, image: nginx-1.0}]}}}"));
-    const ordered = smp(pod, "spec: {template: {spec: {$setElementOrder/containers: [{name: nginx}, {name: log-tailer}], containers: [{name: log-tailer, image: log-tailer-1.0}]}}}", deployment);
-    expect(ordered).toEqual(y("spec: {template: {spec: {containers: [{name: nginx, image: nginx-1.0}, {name: log-tailer, image: log-tailer-1.0}]}}}"));
+    expect(r).toEqual(
+      y("spec: {template: {spec: {containers: [{name: log-tailer, image: log-tailer-1.0}, {name: nginx, image: nginx-1.0}]}}}"),
+    );
+    const ordered = smp(
+      pod,
+      "spec: {template: {spec: {$setElementOrder/containers: [{name: nginx}, {name: log-tailer}], containers: [{name: log-tailer, image: log-tailer-1.0}]}}}",
+      deployment,
+    );
+    expect(ordered).toEqual(
+      y("spec: {template: {spec: {containers: [{name: nginx, image: nginx-1.0}, {name: log-tailer, image: log-tailer-1.0}]}}}"),
+    );
   });
 
   it("$patch: replace on a map takes the map literally", () => {
@@ -240,13 +319,19 @@ describe("the documented examples (sig-api-machinery/strategic-merge-patch.md)",
 
   it("$patch: delete in a list deletes the item with that merge key", () => {
     const live = "spec: {template: {spec: {containers: [{name: nginx, image: nginx-0.9}, {name: log-tailer, image: t}]}}}";
-    const r = smp(live, "spec: {template: {spec: {containers: [{name: nginx, image: nginx-1.0}, {$patch: delete, name: log-tailer}]}}}", deployment);
+    const r = smp(
+      live,
+      "spec: {template: {spec: {containers: [{name: nginx, image: nginx-1.0}, {$patch: delete, name: log-tailer}]}}}",
+      deployment,
+    );
     expect(r).toEqual(y(pod));
   });
 
   it("$patch: delete on a map deletes it, as null does", () => {
     const live = "spec: {strategy: {type: RollingUpdate, rollingUpdate: {maxSurge: 1}}}";
-    expect(smp(live, "spec: {strategy: {rollingUpdate: {$patch: delete}}}", deployment)).toEqual(y("spec: {strategy: {type: RollingUpdate, rollingUpdate: {}}}"));
+    expect(smp(live, "spec: {strategy: {rollingUpdate: {$patch: delete}}}", deployment)).toEqual(
+      y("spec: {strategy: {type: RollingUpdate, rollingUpdate: {}}}"),
+    );
     expect(smp(live, "spec: {strategy: {rollingUpdate: null}}", deployment)).toEqual(y("spec: {strategy: {type: RollingUpdate}}"));
   });
 
@@ -277,7 +362,11 @@ describe("the documented examples (sig-api-machinery/strategic-merge-patch.md)",
 
   it("$retainKeys inside a volume (merge,retainKeys) switches its source", () => {
     const live = "spec: {template: {spec: {volumes: [{name: data, emptyDir: {}}, {name: other, emptyDir: {}}]}}}";
-    const r = smp(live, "spec: {template: {spec: {volumes: [{name: data, $retainKeys: [hostPath, name], hostPath: {path: /x}}]}}}", deployment);
+    const r = smp(
+      live,
+      "spec: {template: {spec: {volumes: [{name: data, $retainKeys: [hostPath, name], hostPath: {path: /x}}]}}}",
+      deployment,
+    );
     expect(r).toEqual(y("spec: {template: {spec: {volumes: [{name: data, hostPath: {path: /x}}, {name: other, emptyDir: {}}]}}}"));
   });
 
@@ -295,7 +384,11 @@ describe("the documented examples (sig-api-machinery/strategic-merge-patch.md)",
   });
 
   it("a new subtree is taken from the patch without its nulls and $patch items", () => {
-    const r = smp("spec: {replicas: 1}", "spec: {template: {spec: {containers: [{name: a, image: null}, {name: b, $patch: delete}]}}}", deployment);
+    const r = smp(
+      "spec: {replicas: 1}",
+      "spec: {template: {spec: {containers: [{name: a, image: null}, {name: b, $patch: delete}]}}}",
+      deployment,
+    );
     expect(r).toEqual(y("spec: {replicas: 1, template: {spec: {containers: [{name: a}]}}}"));
   });
 
@@ -316,7 +409,12 @@ describe("malformed patches get Kubernetes' status", () => {
   };
 
   it("a patch that is not an object → 400 with Go's decoding error", () => {
-    for (const [patch, kind] of [[[], "array"], ["x", "string"], [1, "number"], [true, "bool"]] as const) {
+    for (const [patch, kind] of [
+      [[], "array"],
+      ["x", "string"],
+      [1, "number"],
+      [true, "bool"],
+    ] as const) {
       expect(statusOf(() => applyStrategicMergePatch({}, patch, mergeItem))).toMatchObject({
         code: 400,
         reason: "BadRequest",

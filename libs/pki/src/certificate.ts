@@ -139,7 +139,9 @@ export function parseCertificate(pemOrDer: string | Uint8Array): ParsedCertifica
   const ku = ext(OID.keyUsage)?.parsedValue as asn1js.BitString | undefined;
   const eku = ext(OID.extKeyUsage)?.parsedValue as pkijs.ExtKeyUsage | undefined;
   const san = ext(OID.subjectAltName)?.parsedValue as pkijs.AltName | undefined;
-  const serial = Buffer.from(cert.serialNumber.valueBlock.valueHexView).toString("hex").replace(/^(00)+(?=.)/, "");
+  const serial = Buffer.from(cert.serialNumber.valueBlock.valueHexView)
+    .toString("hex")
+    .replace(/^(00)+(?=.)/, "");
   return {
     subject: readName(cert.subject),
     issuer: readName(cert.issuer),

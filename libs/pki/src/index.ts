@@ -17,5 +17,10 @@ export {
   signingValidity,
 } from "./signing.js";
 export type { SignCertificateRequestOptions } from "./signing.js";
-export { apiserverClientUsagesRefusal, nodeClientRequestRefusal, nodeServingRequestRefusal, wellKnownSignerRefusal } from "./signer-rules.js";
+export {
+  apiserverClientUsagesRefusal,
+  nodeClientRequestRefusal,
+  nodeServingRequestRefusal,
+  wellKnownSignerRefusal,
+} from "./signer-rules.js";
 export type { NodeIdentity, SignerRefusal, WellKnownSigners } from "./signer-rules.js";

@@ -2,7 +2,16 @@ import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { OID, buildAltNames, buildName, der, parseDer, readAltNames, readName } from "./asn1.js";
 import type { Subject, SubjectAltNames } from "./asn1.js";
-import { generateKey, loadPublicKey, privateKeyPem, publicKeyAlgorithm, signWith, signatureAlgorithm, spkiDer, verifyWith } from "./keys.js";
+import {
+  generateKey,
+  loadPublicKey,
+  privateKeyPem,
+  publicKeyAlgorithm,
+  signWith,
+  signatureAlgorithm,
+  spkiDer,
+  verifyWith,
+} from "./keys.js";
 import type { KeyType, PublicKeyAlgorithm } from "./keys.js";
 import { firstPemBlock, pemBlocks, toPem } from "./pem.js";
 

@@ -25,7 +25,9 @@ const organizationRefusal = (request: ParsedCertificateRequest, nodes: NodeIdent
 };
 
 const commonNameRefusal = (request: ParsedCertificateRequest, nodes: NodeIdentity): string | undefined =>
-  (request.subject.commonName ?? "").startsWith(nodes.userPrefix) ? undefined : `subject common name does not begin with ${nodes.userPrefix}`;
+  (request.subject.commonName ?? "").startsWith(nodes.userPrefix)
+    ? undefined
+    : `subject common name does not begin with ${nodes.userPrefix}`;
 
 const NODE_CLIENT_USAGES = ["digital signature", "key encipherment", "client auth"];
 // Key encipherment only matters to RSA keys, so a client with another key may leave it out.
@@ -46,8 +48,10 @@ export interface WellKnownSigners {
   nodeAgentServing: string;
 }
 
-const onRequest = (message: string | undefined): SignerRefusal | undefined => message === undefined ? undefined : { field: "request", message };
-const onUsages = (message: string | undefined): SignerRefusal | undefined => message === undefined ? undefined : { field: "usages", message };
+const onRequest = (message: string | undefined): SignerRefusal | undefined =>
+  message === undefined ? undefined : { field: "request", message };
+const onUsages = (message: string | undefined): SignerRefusal | undefined =>
+  message === undefined ? undefined : { field: "usages", message };
 
 const usagesRefusal = (usages: readonly string[], required: readonly string[], withoutRsa: readonly string[]) =>
   onUsages(sameSet(usages, required) || sameSet(usages, withoutRsa) ? undefined : `usages did not match ${goList(required)}`);
@@ -90,12 +94,18 @@ export function apiserverClientUsagesRefusal(usages: readonly string[]): string 
 }
 
 /** ValidateKubeletClientCSR: a node's identity and nothing else; its IsKubeletClientCSR is `=== undefined`. */
-export const nodeClientRequestRefusal = (request: ParsedCertificateRequest, usages: readonly string[], nodes: NodeIdentity): string | undefined =>
-  nodeClient(request, usages, nodes)?.message;
+export const nodeClientRequestRefusal = (
+  request: ParsedCertificateRequest,
+  usages: readonly string[],
+  nodes: NodeIdentity,
+): string | undefined => nodeClient(request, usages, nodes)?.message;
 
 /** ValidateKubeletServingCSR: a node serving on DNS names or IPs. */
-export const nodeServingRequestRefusal = (request: ParsedCertificateRequest, usages: readonly string[], nodes: NodeIdentity): string | undefined =>
-  nodeServing(request, usages, nodes)?.message;
+export const nodeServingRequestRefusal = (
+  request: ParsedCertificateRequest,
+  usages: readonly string[],
+  nodes: NodeIdentity,
+): string | undefined => nodeServing(request, usages, nodes)?.message;
 
 /**
  * Why the well-known signer `signerName` would not issue for this request (the apiserver refuses it at

@@ -1,6 +1,14 @@
 import { X509Certificate, createPrivateKey } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createCA, createCertificateRequest, issueCertificate, parseCertificate, parseCertificateRequest, parseCertificates, verifyChain } from "../src/index.js";
+import {
+  createCA,
+  createCertificateRequest,
+  issueCertificate,
+  parseCertificate,
+  parseCertificateRequest,
+  parseCertificates,
+  verifyChain,
+} from "../src/index.js";
 import type { CertificateAndKey } from "../src/index.js";
 import { openssl, scratchDir } from "./helpers.js";
 
@@ -88,8 +96,22 @@ describe("issueCertificate", () => {
 
   it("writes IPv4 SANs as 4 bytes, IPv6 as 16, and prints IPv6 the way Go does", async () => {
     const ips = ["10.0.0.1", "1:0:0:2:0:0:0:3", "1:0:0:2:0:0:3:4", "::", "fe80::", "::ffff:192.0.2.1", "2001:DB8::1"];
-    const { certPem } = await issueCertificate({ ca, subject: { commonName: "ip" }, ipAddresses: ips, usages: ["server auth"], validitySeconds: 60 });
-    expect(parseCertificate(certPem).ipAddresses).toEqual(["10.0.0.1", "1:0:0:2::3", "1::2:0:0:3:4", "::", "fe80::", "192.0.2.1", "2001:db8::1"]);
+    const { certPem } = await issueCertificate({
+      ca,
+      subject: { commonName: "ip" },
+      ipAddresses: ips,
+      usages: ["server auth"],
+      validitySeconds: 60,
+    });
+    expect(parseCertificate(certPem).ipAddresses).toEqual([
+      "10.0.0.1",
+      "1:0:0:2::3",
+      "1::2:0:0:3:4",
+      "::",
+      "fe80::",
+      "192.0.2.1",
+      "2001:db8::1",
+    ]);
     expect(new X509Certificate(certPem).subjectAltName).toBe(
       "IP Address:10.0.0.1, IP Address:1:0:0:2:0:0:0:3, IP Address:1:0:0:2:0:0:3:4, IP Address:0:0:0:0:0:0:0:0, IP Address:FE80:0:0:0:0:0:0:0, IP Address:0:0:0:0:0:FFFF:C000:201, IP Address:2001:DB8:0:0:0:0:0:1",
     );
@@ -113,15 +135,44 @@ describe("issueCertificate", () => {
     const { certPem } = await issueCertificate({
       ca,
       subject: { commonName: "all" },
-      usages: ["signing", "content commitment", "data encipherment", "key agreement", "decipher only", "any", "code signing", "s/mime", "ipsec end system", "ipsec tunnel", "ipsec user", "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"],
+      usages: [
+        "signing",
+        "content commitment",
+        "data encipherment",
+        "key agreement",
+        "decipher only",
+        "any",
+        "code signing",
+        "s/mime",
+        "ipsec end system",
+        "ipsec tunnel",
+        "ipsec user",
+        "timestamping",
+        "ocsp signing",
+        "microsoft sgc",
+        "netscape sgc",
+      ],
       validitySeconds: 60,
     });
     const parsed = parseCertificate(certPem);
     expect(parsed.keyUsages).toEqual(["digital signature", "content commitment", "data encipherment", "key agreement", "decipher only"]);
-    expect(parsed.extKeyUsages).toEqual(["any", "code signing", "email protection", "ipsec end system", "ipsec tunnel", "ipsec user", "timestamping", "ocsp signing", "microsoft sgc", "netscape sgc"]);
+    expect(parsed.extKeyUsages).toEqual([
+      "any",
+      "code signing",
+      "email protection",
+      "ipsec end system",
+      "ipsec tunnel",
+      "ipsec user",
+      "timestamping",
+      "ocsp signing",
+      "microsoft sgc",
+      "netscape sgc",
+    ]);
     const text = openssl(["x509", "-noout", "-text", "-in", s.file("all.pem", certPem)]);
     expect(text).toMatch(/Key Usage: critical\s+Digital Signature, Non Repudiation, Data Encipherment, Key Agreement, Decipher Only/);
-    expect(text).toMatch(/Any Extended Key Usage, Code Signing, E-mail Protection, IPSec End System, IPSec Tunnel, IPSec User, Time Stamping, OCSP Signing, Microsoft Server Gated Crypto, Netscape Server Gated Crypto/);
+    expect(text).toMatch(
+      /Any Extended Key Usage, Code Signing, E-mail Protection, IPSec End System, IPSec Tunnel, IPSec User, Time Stamping, OCSP Signing, Microsoft Server Gated Crypto, Netscape Server Gated Crypto/,
+    );
 
     await expect(
       issueCertificate({ ca, subject: { commonName: "x" }, usages: ["server auth", "bogus" as never], validitySeconds: 60 }),
@@ -131,7 +182,13 @@ describe("issueCertificate", () => {
   it("certifies a given public key (from a CSR) and returns no private key", async () => {
     const csr = await createCertificateRequest({ commonName: "system:node:n1", organizations: ["system:nodes"], keyType: "rsa" });
     const request = parseCertificateRequest(csr.csrPem);
-    const issued = await issueCertificate({ ca, subject: request.subject, usages: ["client auth"], validitySeconds: 600, publicKeyPem: request.publicKeyPem });
+    const issued = await issueCertificate({
+      ca,
+      subject: request.subject,
+      usages: ["client auth"],
+      validitySeconds: 600,
+      publicKeyPem: request.publicKeyPem,
+    });
     expect(issued.keyPem).toBeUndefined();
     const parsed = parseCertificate(issued.certPem);
     expect(parsed.publicKeyPem).toBe(request.publicKeyPem);
@@ -144,7 +201,12 @@ describe("issueCertificate", () => {
 
   it("caps notAfter at the CA's notAfter and refuses to sign with an expired CA", async () => {
     const caNotAfter = parseCertificate(ca.certPem).notAfter;
-    const { certPem } = await issueCertificate({ ca, subject: { commonName: "long" }, usages: ["client auth"], validitySeconds: 20 * 365 * 86_400 });
+    const { certPem } = await issueCertificate({
+      ca,
+      subject: { commonName: "long" },
+      usages: ["client auth"],
+      validitySeconds: 20 * 365 * 86_400,
+    });
     expect(parseCertificate(certPem).notAfter).toEqual(caNotAfter);
 
     const old = await issueCertificate({
@@ -156,12 +218,23 @@ describe("issueCertificate", () => {
       validitySeconds: 3600,
     });
     await expect(
-      issueCertificate({ ca: { certPem: old.certPem, keyPem: old.keyPem ?? "" }, subject: { commonName: "x" }, usages: [], validitySeconds: 60 }),
+      issueCertificate({
+        ca: { certPem: old.certPem, keyPem: old.keyPem ?? "" },
+        subject: { commonName: "x" },
+        usages: [],
+        validitySeconds: 60,
+      }),
     ).rejects.toThrow(/CA certificate expired/);
   });
 
   it("issues an intermediate CA whose leaves chain to the root", async () => {
-    const intermediate = await issueCertificate({ ca, subject: { commonName: "intermediate" }, usages: ["digital signature"], isCA: true, validitySeconds: 3600 });
+    const intermediate = await issueCertificate({
+      ca,
+      subject: { commonName: "intermediate" },
+      usages: ["digital signature"],
+      isCA: true,
+      validitySeconds: 3600,
+    });
     const parsedIntermediate = parseCertificate(intermediate.certPem);
     expect(parsedIntermediate.isCA).toBe(true);
     expect(parsedIntermediate.keyUsages).toEqual(["digital signature", "cert sign"]);
@@ -171,7 +244,14 @@ describe("issueCertificate", () => {
       usages: ["client auth"],
       validitySeconds: 60,
     });
-    const out = openssl(["verify", "-CAfile", caPath, "-untrusted", s.file("int.pem", intermediate.certPem), s.file("int-leaf.pem", leaf.certPem)]);
+    const out = openssl([
+      "verify",
+      "-CAfile",
+      caPath,
+      "-untrusted",
+      s.file("int.pem", intermediate.certPem),
+      s.file("int-leaf.pem", leaf.certPem),
+    ]);
     expect(out).toMatch(/: OK/);
     expect(verifyChain(leaf.certPem, intermediate.certPem)).toBe(true);
     expect(verifyChain(leaf.certPem, ca.certPem)).toBe(false);
@@ -180,16 +260,40 @@ describe("issueCertificate", () => {
   it("signs with RSA, P-384 and Ed25519 CA keys made by openssl (PKCS#8, SEC1 after EC PARAMETERS)", async () => {
     for (const name of ["rsa-ca", "ed25519-ca"]) {
       const key = name === "rsa-ca" ? "rsa:2048" : "ed25519";
-      openssl(["req", "-x509", "-newkey", key, "-nodes", "-subj", `/CN=${name}`, "-days", "1", "-keyout", `${s.dir}/${name}.key`, "-out", `${s.dir}/${name}.pem`]);
+      openssl([
+        "req",
+        "-x509",
+        "-newkey",
+        key,
+        "-nodes",
+        "-subj",
+        `/CN=${name}`,
+        "-days",
+        "1",
+        "-keyout",
+        `${s.dir}/${name}.key`,
+        "-out",
+        `${s.dir}/${name}.pem`,
+      ]);
     }
     openssl(["ecparam", "-genkey", "-name", "secp384r1", "-out", `${s.dir}/p384-ca.key`]);
     openssl(["req", "-x509", "-key", `${s.dir}/p384-ca.key`, "-subj", "/O=orch/CN=p384-ca", "-days", "1", "-out", `${s.dir}/p384-ca.pem`]);
     expect(s.read("p384-ca.key")).toMatch(/BEGIN EC PARAMETERS[\s\S]*BEGIN EC PRIVATE KEY/);
 
-    const cases = [["rsa-ca", "sha256WithRSAEncryption"], ["p384-ca", "ecdsa-with-SHA384"], ["ed25519-ca", "ED25519"]] as const;
+    const cases = [
+      ["rsa-ca", "sha256WithRSAEncryption"],
+      ["p384-ca", "ecdsa-with-SHA384"],
+      ["ed25519-ca", "ED25519"],
+    ] as const;
     for (const [name, algorithm] of cases) {
       const other = { certPem: s.read(`${name}.pem`), keyPem: s.read(`${name}.key`) };
-      const leaf = await issueCertificate({ ca: other, subject: { commonName: `leaf-of-${name}` }, dnsNames: ["x.test"], usages: ["server auth"], validitySeconds: 300 });
+      const leaf = await issueCertificate({
+        ca: other,
+        subject: { commonName: `leaf-of-${name}` },
+        dnsNames: ["x.test"],
+        usages: ["server auth"],
+        validitySeconds: 300,
+      });
       const path = s.file(`leaf-${name}.pem`, leaf.certPem);
       expect(openssl(["verify", "-CAfile", `${s.dir}/${name}.pem`, "-purpose", "sslserver", path])).toMatch(/: OK/);
       expect(openssl(["x509", "-noout", "-text", "-in", path])).toContain(`Signature Algorithm: ${algorithm}`);
@@ -201,11 +305,21 @@ describe("issueCertificate", () => {
   it("refuses a CA key that does not belong to the CA certificate, and a non-CA certificate", async () => {
     const other = await createCA({ commonName: "other" });
     await expect(
-      issueCertificate({ ca: { certPem: ca.certPem, keyPem: other.keyPem }, subject: { commonName: "x" }, usages: [], validitySeconds: 60 }),
+      issueCertificate({
+        ca: { certPem: ca.certPem, keyPem: other.keyPem },
+        subject: { commonName: "x" },
+        usages: [],
+        validitySeconds: 60,
+      }),
     ).rejects.toThrow(/does not match/);
     const leaf = await issueCertificate({ ca, subject: { commonName: "leaf" }, usages: [], validitySeconds: 60 });
     await expect(
-      issueCertificate({ ca: { certPem: leaf.certPem, keyPem: leaf.keyPem ?? "" }, subject: { commonName: "x" }, usages: [], validitySeconds: 60 }),
+      issueCertificate({
+        ca: { certPem: leaf.certPem, keyPem: leaf.keyPem ?? "" },
+        subject: { commonName: "x" },
+        usages: [],
+        validitySeconds: 60,
+      }),
     ).rejects.toThrow(/not a CA/);
   });
 });
@@ -215,7 +329,13 @@ describe("parseCertificate / verifyChain", () => {
     expect(() => parseCertificate("hello")).toThrow(/no CERTIFICATE PEM block found/);
     expect(() => parseCertificate(Uint8Array.of(1, 2, 3))).toThrow(/invalid certificate/);
     expect(() => parseCertificate(Uint8Array.of(0x30, 0x03, 0x02, 0x01, 0x01))).toThrow(/invalid certificate/);
-    const der = Buffer.from(ca.certPem.split("\n").filter((l) => !l.startsWith("-----")).join(""), "base64");
+    const der = Buffer.from(
+      ca.certPem
+        .split("\n")
+        .filter((l) => !l.startsWith("-----"))
+        .join(""),
+      "base64",
+    );
     expect(() => parseCertificate(Buffer.concat([der, Buffer.of(0)]))).toThrow(/trailing data/);
     expect(parseCertificate(new Uint8Array(der)).subject.commonName).toBe("orch-ca");
   });
@@ -231,7 +351,14 @@ describe("parseCertificate / verifyChain", () => {
 });
 
 describe("parseCertificates", () => {
-  const derOf = (pem: string) => Buffer.from(pem.split("\n").filter((l) => !l.startsWith("-----")).join(""), "base64");
+  const derOf = (pem: string) =>
+    Buffer.from(
+      pem
+        .split("\n")
+        .filter((l) => !l.startsWith("-----"))
+        .join(""),
+      "base64",
+    );
 
   it("reads every certificate of a back-to-back DER chain, as Go's x509.ParseCertificates", async () => {
     const leaf = await issueCertificate({ ca, subject: { commonName: "leaf" }, usages: ["client auth"], validitySeconds: 60 });
@@ -246,7 +373,9 @@ describe("parseCertificates", () => {
 
   it("throws when any element is not a certificate", () => {
     const der = derOf(ca.certPem);
-    expect(() => parseCertificates(new Uint8Array(Buffer.concat([der, Buffer.of(0x30, 0x03, 0x02, 0x01, 0x01)])))).toThrow(/invalid certificate/);
+    expect(() => parseCertificates(new Uint8Array(Buffer.concat([der, Buffer.of(0x30, 0x03, 0x02, 0x01, 0x01)])))).toThrow(
+      /invalid certificate/,
+    );
     expect(() => parseCertificates(new Uint8Array(Buffer.concat([der, Buffer.of(0x30, 0x05, 0x01)])))).toThrow(/invalid certificate/);
     expect(() => parseCertificates(Uint8Array.of(0xff))).toThrow(/invalid certificate/);
   });

@@ -10,7 +10,21 @@ const SAN = "subjectAltName=DNS:n1.local,IP:10.0.0.1,IP:fd00::1,email:ops@exampl
 /** A CSR made by `openssl req` with a fresh key; returns its PEM and the public key openssl reports. */
 function opensslCsr(name: string, keyArgs: string[], extra: string[] = []): { csr: string; pub: string } {
   const out = `${s.dir}/${name}.csr`;
-  openssl(["req", "-new", ...keyArgs, "-nodes", "-keyout", `${s.dir}/${name}.key`, "-subj", SUBJECT, "-addext", SAN, ...extra, "-out", out]);
+  openssl([
+    "req",
+    "-new",
+    ...keyArgs,
+    "-nodes",
+    "-keyout",
+    `${s.dir}/${name}.key`,
+    "-subj",
+    SUBJECT,
+    "-addext",
+    SAN,
+    ...extra,
+    "-out",
+    out,
+  ]);
   return { csr: s.read(`${name}.csr`), pub: openssl(["req", "-in", out, "-noout", "-pubkey"]) };
 }
 
@@ -45,7 +59,11 @@ describe("parseCertificateRequest", () => {
   });
 
   it("fails verification when a byte of the signed content or of the signature changes", () => {
-    for (const keyArgs of [["-newkey", "rsa:2048"], ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"], ["-newkey", "ed25519"]]) {
+    for (const keyArgs of [
+      ["-newkey", "rsa:2048"],
+      ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"],
+      ["-newkey", "ed25519"],
+    ]) {
       const { csr } = opensslCsr("tamper", keyArgs);
       const der = derOf(csr);
       const at = Buffer.from(der).indexOf("system:node:n1");
@@ -66,7 +84,9 @@ describe("parseCertificateRequest", () => {
 
   it("throws a clear error on garbage and on unsupported key types", () => {
     expect(() => parseCertificateRequest("not a csr")).toThrow(/no CERTIFICATE REQUEST or NEW CERTIFICATE REQUEST PEM block/);
-    expect(() => parseCertificateRequest(toPem("CERTIFICATE REQUEST", Uint8Array.of(0x30, 0x01, 0x00)))).toThrow(/invalid certificate request/);
+    expect(() => parseCertificateRequest(toPem("CERTIFICATE REQUEST", Uint8Array.of(0x30, 0x01, 0x00)))).toThrow(
+      /invalid certificate request/,
+    );
     expect(() => parseCertificateRequest(Uint8Array.of(0xff, 0xff))).toThrow(/invalid certificate request/);
     const { csr } = opensslCsr("ed448", ["-newkey", "ed448"]);
     expect(() => parseCertificateRequest(csr)).toThrow(/unsupported public key algorithm 1\.3\.101\.113/);
@@ -74,31 +94,34 @@ describe("parseCertificateRequest", () => {
 });
 
 describe("createCertificateRequest", () => {
-  it.each(["ecdsa", "rsa", "ed25519"] as const)("makes a %s request that openssl and parseCertificateRequest verify", async (keyType: KeyType) => {
-    const { csrPem, keyPem } = await createCertificateRequest({
-      commonName: "system:node:n2",
-      organizations: ["system:nodes"],
-      dnsNames: ["n2"],
-      ipAddresses: ["192.168.1.2", "::ffff:10.0.0.9"],
-      keyType,
-    });
-    expect(keyPem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
-    const path = s.file(`own-${keyType}.csr`, csrPem);
-    const text = openssl(["req", "-in", path, "-noout", "-text", "-verify"]);
-    expect(text).toMatch(/verify OK/);
-    expect(text).toMatch(/Subject: O = system:nodes, CN = system:node:n2/);
-    expect(text).toMatch(/DNS:n2, IP Address:192.168.1.2, IP Address:0:0:0:0:0:FFFF:A00:9/);
-    // The key openssl derives from our private key is the one in the request.
-    const pubFromKey = openssl(["pkey", "-in", s.file(`own-${keyType}.key`, keyPem), "-pubout"]);
+  it.each(["ecdsa", "rsa", "ed25519"] as const)(
+    "makes a %s request that openssl and parseCertificateRequest verify",
+    async (keyType: KeyType) => {
+      const { csrPem, keyPem } = await createCertificateRequest({
+        commonName: "system:node:n2",
+        organizations: ["system:nodes"],
+        dnsNames: ["n2"],
+        ipAddresses: ["192.168.1.2", "::ffff:10.0.0.9"],
+        keyType,
+      });
+      expect(keyPem).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+      const path = s.file(`own-${keyType}.csr`, csrPem);
+      const text = openssl(["req", "-in", path, "-noout", "-text", "-verify"]);
+      expect(text).toMatch(/verify OK/);
+      expect(text).toMatch(/Subject: O = system:nodes, CN = system:node:n2/);
+      expect(text).toMatch(/DNS:n2, IP Address:192.168.1.2, IP Address:0:0:0:0:0:FFFF:A00:9/);
+      // The key openssl derives from our private key is the one in the request.
+      const pubFromKey = openssl(["pkey", "-in", s.file(`own-${keyType}.key`, keyPem), "-pubout"]);
 
-    const parsed = parseCertificateRequest(csrPem);
-    expect(parsed.signatureValid).toBe(true);
-    expect(parsed.publicKeyPem).toBe(pubFromKey);
-    expect(parsed.publicKeyAlgorithm).toBe({ ecdsa: "ECDSA", rsa: "RSA", ed25519: "Ed25519" }[keyType]);
-    expect(parsed.subject).toEqual({ commonName: "system:node:n2", organizations: ["system:nodes"] });
-    // IPv4-mapped IPv6 prints as a dotted quad, as Go's net.IP does.
-    expect(parsed.ipAddresses).toEqual(["192.168.1.2", "10.0.0.9"]);
-  });
+      const parsed = parseCertificateRequest(csrPem);
+      expect(parsed.signatureValid).toBe(true);
+      expect(parsed.publicKeyPem).toBe(pubFromKey);
+      expect(parsed.publicKeyAlgorithm).toBe({ ecdsa: "ECDSA", rsa: "RSA", ed25519: "Ed25519" }[keyType]);
+      expect(parsed.subject).toEqual({ commonName: "system:node:n2", organizations: ["system:nodes"] });
+      // IPv4-mapped IPv6 prints as a dotted quad, as Go's net.IP does.
+      expect(parsed.ipAddresses).toEqual(["192.168.1.2", "10.0.0.9"]);
+    },
+  );
 
   it("omits the extension request when there are no SANs and rejects bad IPs", async () => {
     const { csrPem } = await createCertificateRequest({ commonName: "plain" });

@@ -1,9 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { apiserverClientUsagesRefusal, createCertificateRequest, nodeClientRequestRefusal, nodeServingRequestRefusal, parseCertificateRequest } from "../src/index.js";
+import {
+  apiserverClientUsagesRefusal,
+  createCertificateRequest,
+  nodeClientRequestRefusal,
+  nodeServingRequestRefusal,
+  parseCertificateRequest,
+} from "../src/index.js";
 import type { CreateCertificateRequestOptions } from "../src/index.js";
 
 const nodes = { group: "system:nodes", userPrefix: "system:node:" };
-const request = async (options: CreateCertificateRequestOptions) => parseCertificateRequest((await createCertificateRequest(options)).csrPem);
+const request = async (options: CreateCertificateRequestOptions) =>
+  parseCertificateRequest((await createCertificateRequest(options)).csrPem);
 const node = { commonName: "system:node:n1", organizations: ["system:nodes"] };
 const CLIENT = ["digital signature", "key encipherment", "client auth"];
 const SERVING = ["digital signature", "key encipherment", "server auth"];
@@ -20,10 +27,18 @@ describe("nodeClientRequestRefusal (ValidateKubeletClientCSR)", () => {
     expect(nodeClientRequestRefusal(await request({ ...node, organizations: ["system:nodes", "x"] }), CLIENT, nodes)).toBe(
       "subject organization is not system:nodes",
     );
-    expect(nodeClientRequestRefusal(await request({ ...node, dnsNames: ["n1"] }), CLIENT, nodes)).toBe("DNS subjectAltNames are not allowed");
-    expect(nodeClientRequestRefusal(await request({ ...node, emailAddresses: ["a@b.c"] }), CLIENT, nodes)).toBe("Email subjectAltNames are not allowed");
-    expect(nodeClientRequestRefusal(await request({ ...node, ipAddresses: ["10.0.0.1"] }), CLIENT, nodes)).toBe("IP subjectAltNames are not allowed");
-    expect(nodeClientRequestRefusal(await request({ ...node, uris: ["spiffe://n1"] }), CLIENT, nodes)).toBe("URI subjectAltNames are not allowed");
+    expect(nodeClientRequestRefusal(await request({ ...node, dnsNames: ["n1"] }), CLIENT, nodes)).toBe(
+      "DNS subjectAltNames are not allowed",
+    );
+    expect(nodeClientRequestRefusal(await request({ ...node, emailAddresses: ["a@b.c"] }), CLIENT, nodes)).toBe(
+      "Email subjectAltNames are not allowed",
+    );
+    expect(nodeClientRequestRefusal(await request({ ...node, ipAddresses: ["10.0.0.1"] }), CLIENT, nodes)).toBe(
+      "IP subjectAltNames are not allowed",
+    );
+    expect(nodeClientRequestRefusal(await request({ ...node, uris: ["spiffe://n1"] }), CLIENT, nodes)).toBe(
+      "URI subjectAltNames are not allowed",
+    );
     expect(nodeClientRequestRefusal(await request({ ...node, commonName: "n1" }), CLIENT, nodes)).toBe(
       "subject common name does not begin with system:node:",
     );
@@ -37,13 +52,17 @@ describe("nodeClientRequestRefusal (ValidateKubeletClientCSR)", () => {
 describe("nodeServingRequestRefusal (ValidateKubeletServingCSR)", () => {
   it("needs a DNS or IP SAN and the serving usages", async () => {
     expect(nodeServingRequestRefusal(await request({ ...node, ipAddresses: ["10.0.0.1"] }), SERVING, nodes)).toBeUndefined();
-    expect(nodeServingRequestRefusal(await request({ ...node, dnsNames: ["n1"] }), ["server auth", "digital signature"], nodes)).toBeUndefined();
+    expect(
+      nodeServingRequestRefusal(await request({ ...node, dnsNames: ["n1"] }), ["server auth", "digital signature"], nodes),
+    ).toBeUndefined();
     expect(nodeServingRequestRefusal(await request(node), SERVING, nodes)).toBe("DNS or IP subjectAltName is required");
     expect(nodeServingRequestRefusal(await request({ ...node, dnsNames: ["n1"] }), CLIENT, nodes)).toBe(
       "usages did not match [digital signature key encipherment server auth]",
     );
     // Usages are checked before the common name.
-    expect(nodeServingRequestRefusal(await request({ ...node, commonName: "n1", dnsNames: ["n1"] }), CLIENT, nodes)).toMatch(/^usages did not match/);
+    expect(nodeServingRequestRefusal(await request({ ...node, commonName: "n1", dnsNames: ["n1"] }), CLIENT, nodes)).toMatch(
+      /^usages did not match/,
+    );
     expect(nodeServingRequestRefusal(await request({ ...node, commonName: "n1", dnsNames: ["n1"] }), SERVING, nodes)).toBe(
       "subject common name does not begin with system:node:",
     );

@@ -61,7 +61,12 @@ describe("signCertificateRequest", () => {
       ipAddresses: ["10.0.0.7"],
     });
     const before = Date.now();
-    const certPem = await signCertificateRequest({ ca, request: derOf(csrPem), usages: ["digital signature", "client auth"], lifetimeSeconds: 3600 });
+    const certPem = await signCertificateRequest({
+      ca,
+      request: derOf(csrPem),
+      usages: ["digital signature", "client auth"],
+      lifetimeSeconds: 3600,
+    });
 
     const cert = parseCertificate(certPem);
     expect(cert.subject).toEqual({ commonName: "jane", organizations: ["devs", "ops"] });
@@ -82,7 +87,12 @@ describe("signCertificateRequest", () => {
   it("accepts the request as PEM and caps notAfter at the CA's", async () => {
     const shortCa = await createCA({ commonName: "short-ca", validityDays: 1 });
     const { csrPem } = await createCertificateRequest({ commonName: "x", keyType: "rsa" });
-    const certPem = await signCertificateRequest({ ca: shortCa, request: csrPem, usages: ["key encipherment", "server auth"], lifetimeSeconds: YEAR });
+    const certPem = await signCertificateRequest({
+      ca: shortCa,
+      request: csrPem,
+      usages: ["key encipherment", "server auth"],
+      lifetimeSeconds: YEAR,
+    });
     expect(parseCertificate(certPem).notAfter).toEqual(parseCertificate(shortCa.certPem).notAfter);
   });
 
@@ -93,8 +103,8 @@ describe("signCertificateRequest", () => {
     await expect(signCertificateRequest({ ca, request: der, usages: ["client auth"], lifetimeSeconds: 3600 })).rejects.toThrow(
       "unable to verify certificate request signature",
     );
-    await expect(signCertificateRequest({ ca, request: toPem("CERTIFICATE REQUEST", derOf(csrPem)), usages: ["flying"], lifetimeSeconds: 3600 })).rejects.toThrow(
-      /unrecognized usage values/,
-    );
+    await expect(
+      signCertificateRequest({ ca, request: toPem("CERTIFICATE REQUEST", derOf(csrPem)), usages: ["flying"], lifetimeSeconds: 3600 }),
+    ).rejects.toThrow(/unrecognized usage values/);
   });
 });

@@ -35,13 +35,21 @@ beforeAll(async () => {
     validitySeconds: 3600,
   });
   // Accept every client at the TLS layer and report what the handshake concluded, as the apiserver will.
-  server = createServer({ key: serving.keyPem, cert: serving.certPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
-    const socket = req.socket as TLSSocket;
-    const peer = socket.getPeerCertificate();
-    const seen: Seen = { authorized: socket.authorized, error: socket.authorizationError?.toString() ?? null, cn: peer.subject?.CN, o: peer.subject?.O };
-    res.setHeader("content-type", "application/json");
-    res.end(JSON.stringify(seen));
-  });
+  server = createServer(
+    { key: serving.keyPem, cert: serving.certPem, ca: ca.certPem, requestCert: true, rejectUnauthorized: false },
+    (req, res) => {
+      const socket = req.socket as TLSSocket;
+      const peer = socket.getPeerCertificate();
+      const seen: Seen = {
+        authorized: socket.authorized,
+        error: socket.authorizationError?.toString() ?? null,
+        cn: peer.subject?.CN,
+        o: peer.subject?.O,
+      };
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify(seen));
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   port = (server.address() as AddressInfo).port;
 });

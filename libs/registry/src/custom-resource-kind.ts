@@ -67,9 +67,7 @@ export function customResourceKinds(crd: Crd, profile: NamingProfile, options: C
   const spec = crd.spec;
   const storage = spec.versions.find((version) => version.storage) ?? spec.versions[0];
   const storageApiVersion = `${spec.group}/${storage?.name ?? ""}`;
-  return spec.versions
-    .filter((version) => version.served)
-    .map((version) => versionKind(crd, version, profile, storageApiVersion, options));
+  return spec.versions.filter((version) => version.served).map((version) => versionKind(crd, version, profile, storageApiVersion, options));
 }
 
 function versionKind(
@@ -112,7 +110,10 @@ function versionKind(
     // /status answers for status only (Kubernetes' statusStrategy validates the status schema).
     subresources.status = {
       ...split.status,
-      validateUpdate: (obj, old) => (structural?.validate(obj, old) ?? []).filter((e) => e.field === "status" || e.field.startsWith("status.") || e.field.startsWith("status[")),
+      validateUpdate: (obj, old) =>
+        (structural?.validate(obj, old) ?? []).filter(
+          (e) => e.field === "status" || e.field.startsWith("status.") || e.field.startsWith("status["),
+        ),
     };
   }
   const deprecationWarning = version.deprecated ? (version.deprecationWarning ?? defaultDeprecationWarning(crd, version.name)) : undefined;
@@ -136,7 +137,9 @@ function versionKind(
     strategy,
     subresources,
     ...(scale ? { scale: scaleMapping(scale) } : {}),
-    selectableFields: Object.fromEntries((version.selectableFields ?? []).map((f) => [f.jsonPath.replace(/^\./, ""), selectableValue(f.jsonPath)])),
+    selectableFields: Object.fromEntries(
+      (version.selectableFields ?? []).map((f) => [f.jsonPath.replace(/^\./, ""), selectableValue(f.jsonPath)]),
+    ),
     printerColumns: printerColumns(version),
     verbs: ALL_VERBS,
     // Without /status the whole object is the user's: any change but metadata is a new generation.
@@ -150,7 +153,13 @@ function validateSpecReplicas(obj: ObjectHeader, path: string): FieldError[] {
   const replicas = readPath(obj, path);
   if (replicas === undefined) return [];
   if (typeof replicas !== "number" || !Number.isInteger(replicas)) {
-    return [fieldError.invalid(path, replicas, `${path} accessor error: ${JSON.stringify(replicas)} is of the type ${typeof replicas}, expected int64`)];
+    return [
+      fieldError.invalid(
+        path,
+        replicas,
+        `${path} accessor error: ${JSON.stringify(replicas)} is of the type ${typeof replicas}, expected int64`,
+      ),
+    ];
   }
   if (replicas < 0) return [fieldError.invalid(path, replicas, "should be a non-negative integer")];
   if (replicas > 2147483647) return [fieldError.invalid(path, replicas, "should be less than or equal to 2147483647")];
@@ -272,7 +281,10 @@ type Step =
 function parseJsonPath(text: string): Step[] | undefined {
   const steps: Step[] = [];
   let i = 0;
-  const s = text.trim().replace(/^\{(.*)\}$/, "$1").replace(/^\$/, "");
+  const s = text
+    .trim()
+    .replace(/^\{(.*)\}$/, "$1")
+    .replace(/^\$/, "");
   const name = () => {
     const m = /^[^.[\]\s]+/.exec(s.slice(i));
     if (!m) return undefined;

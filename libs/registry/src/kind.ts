@@ -4,7 +4,6 @@ import { type AnySchema, type NamingProfile, type ObjectHeader, shapeOf } from "
 import type { FieldError, Shape } from "@orch/machinery";
 import type { Authorizer, UserInfo } from "./authorizer.js";
 
-
 /** What a strategy may know about the request it is serving. */
 export interface RequestContext {
   user: UserInfo;
@@ -169,11 +168,9 @@ export interface KindDefinition {
 }
 
 /** `<group>/<plural>` (`core/<plural>` for the core group): the storage resource of a kind. */
-export const storageResource = (k: Pick<KindDefinition, "group" | "plural">): string =>
-  `${k.group || "core"}/${k.plural}`;
+export const storageResource = (k: Pick<KindDefinition, "group" | "plural">): string => `${k.group || "core"}/${k.plural}`;
 
-export const apiVersionOf = (k: Pick<KindDefinition, "group" | "version">): string =>
-  k.group ? `${k.group}/${k.version}` : k.version;
+export const apiVersionOf = (k: Pick<KindDefinition, "group" | "version">): string => (k.group ? `${k.group}/${k.version}` : k.version);
 
 /** Builds a kind's full declaration for a profile. */
 export type KindFactory = (profile: NamingProfile) => KindDefinition;

@@ -101,7 +101,9 @@ export function planList(kind: KindDefinition, o: ListOptions, watch: boolean): 
     }
     if (match) {
       if (o.sendInitialEvents === undefined) {
-        errs.push(fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"));
+        errs.push(
+          fieldError.forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"),
+        );
       }
       if (match !== "NotOlderThan") errs.push(fieldError.notSupported("resourceVersionMatch", match, ["NotOlderThan"]));
       if (o.continue) {
@@ -135,8 +137,7 @@ export function planList(kind: KindDefinition, o: ListOptions, watch: boolean): 
 
   const labels = compileLabelSelector(o.labelSelector);
   const fields = compileFieldSelector(kind, o.fieldSelector);
-  const filter =
-    labels || fields ? (obj: ObjectHeader) => (!labels || labels(obj)) && (!fields || fields(obj)) : undefined;
+  const filter = labels || fields ? (obj: ObjectHeader) => (!labels || labels(obj)) && (!fields || fields(obj)) : undefined;
 
   const namespace = kind.namespaced ? o.namespace : undefined;
   const plan: ListPlan = {

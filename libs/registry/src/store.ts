@@ -29,7 +29,16 @@ import {
 } from "@orch/storage";
 import { recordWrite } from "@orch/fieldmanager";
 import { randomUUID } from "node:crypto";
-import { type ClusterReader, type KindDefinition, type RequestContext, type Strategy, apiVersionOf, kindShape, specFields, storageResource } from "./kind.js";
+import {
+  type ClusterReader,
+  type KindDefinition,
+  type RequestContext,
+  type Strategy,
+  apiVersionOf,
+  kindShape,
+  specFields,
+  storageResource,
+} from "./kind.js";
 import { validateMetaForCreate, validateMetaForUpdate } from "./meta-validation.js";
 import type { NamespacePhases } from "./namespace-phases.js";
 import { readPath, writePath } from "./json-path.js";
@@ -292,7 +301,13 @@ export class ResourceStore {
   /** Body → object of this kind: apiVersion/kind checks, unknown/duplicate fields, types, defaults. */
   decode(body: Body, ctx: RequestContext, options: WriteOptions): ObjectHeader {
     const obj = decodeAs(
-      { apiVersion: apiVersionOf(this.kind), version: this.kind.version, kind: this.kind.kind, schema: this.kind.schema, prune: this.kind.prune },
+      {
+        apiVersion: apiVersionOf(this.kind),
+        version: this.kind.version,
+        kind: this.kind.kind,
+        schema: this.kind.schema,
+        prune: this.kind.prune,
+      },
       body,
       ctx,
       options,
@@ -503,12 +518,7 @@ export class ResourceStore {
     return this.createObject(namespace, obj, ctx, options);
   }
 
-  async createObject(
-    namespace: string,
-    obj: ObjectHeader,
-    ctx: RequestContext,
-    options: WriteOptions,
-  ): Promise<WriteResult> {
+  async createObject(namespace: string, obj: ObjectHeader, ctx: RequestContext, options: WriteOptions): Promise<WriteResult> {
     const meta = obj.metadata;
     this.placeInNamespace(obj, namespace);
     if (meta.resourceVersion && !options.dryRun) {
@@ -621,7 +631,8 @@ export class ResourceStore {
       this.validate(strategy, obj, current, ctx);
       await this.admit(strategy, obj, current, ctx);
       // Only the main endpoint (and /scale, which writes through it) moves the generation, as in Kubernetes.
-      if ((!subresource || subresource === "scale") && !specEqual(this.kind, obj, current)) meta.generation = (current.metadata.generation ?? 0) + 1;
+      if ((!subresource || subresource === "scale") && !specEqual(this.kind, obj, current))
+        meta.generation = (current.metadata.generation ?? 0) + 1;
       dropUndefined(meta);
       if (sameObject(obj, current)) return { object: current, code: 200 };
       if (options.dryRun) return { object: obj, code: 200 };
@@ -724,12 +735,7 @@ export class ResourceStore {
     }
   }
 
-  async deleteCollection(
-    options: ListOptions,
-    ctx: RequestContext,
-    deleteOptions: DeleteOptions,
-    dryRun: boolean,
-  ): Promise<ListResponse> {
+  async deleteCollection(options: ListOptions, ctx: RequestContext, deleteOptions: DeleteOptions, dryRun: boolean): Promise<ListResponse> {
     validateDeleteOptions(deleteOptions);
     const listed = await this.list({ ...options, limit: undefined, continue: undefined });
     for (const item of listed.items) {
@@ -778,20 +784,14 @@ function decodeAs(
   const kind = raw.kind === undefined || raw.kind === "" ? expected : String(raw.kind);
   const version = raw.apiVersion === undefined || raw.apiVersion === "" ? target.apiVersion : String(raw.apiVersion);
   if (target.checkApiVersion !== false && version !== target.apiVersion) {
-    throw errors.badRequest(
-      `the API version in the data (${version}) does not match the expected API version (${target.apiVersion})`,
-    );
+    throw errors.badRequest(`the API version in the data (${version}) does not match the expected API version (${target.apiVersion})`);
   }
-  const cannot = (why: string) =>
-    errors.badRequest(`${kind} in version "${target.version}" cannot be handled as a ${expected}: ${why}`);
+  const cannot = (why: string) => errors.badRequest(`${kind} in version "${target.version}" cannot be handled as a ${expected}: ${why}`);
   if (kind !== expected) throw cannot(`no conversion from ${kind} to ${expected}`);
   const unknown: string[] = [];
   if (target.prune) unknown.push(...target.prune(raw));
   pruneUnknown(target.schema, raw, unknown);
-  const problems = [
-    ...unknown.map((f) => `unknown field "${f}"`),
-    ...(body.duplicates ?? []).map((f) => `duplicate field "${f}"`),
-  ];
+  const problems = [...unknown.map((f) => `unknown field "${f}"`), ...(body.duplicates ?? []).map((f) => `duplicate field "${f}"`)];
   const mode = options.fieldValidation ?? "Warn";
   if (problems.length > 0 && mode === "Strict") {
     throw new StrictDecodingError(cannot(`strict decoding error: ${problems.join(", ")}`).status, problems);
@@ -801,7 +801,10 @@ function decodeAs(
   if (!decoded.ok) {
     if (onMissing && decoded.issues.every((i) => i.missing)) {
       const name = (raw.metadata as { name?: string } | undefined)?.name ?? "";
-      onMissing(name, decoded.issues.map((i) => fieldError.required(i.path)));
+      onMissing(
+        name,
+        decoded.issues.map((i) => fieldError.required(i.path)),
+      );
     }
     throw cannot(decoded.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join("; "));
   }
@@ -840,8 +843,7 @@ export const FOREGROUND_FINALIZER = "foregroundDeletion";
  * Background → neither; without a policy, what the object already asks for.
  */
 function withPropagationFinalizers(finalizers: readonly string[], o: DeleteOptions): string[] {
-  const policy =
-    o.orphanDependents !== undefined ? (o.orphanDependents ? "Orphan" : "Background") : o.propagationPolicy;
+  const policy = o.orphanDependents !== undefined ? (o.orphanDependents ? "Orphan" : "Background") : o.propagationPolicy;
   if (policy === undefined) return [...finalizers];
   const rest = finalizers.filter((f) => f !== ORPHAN_FINALIZER && f !== FOREGROUND_FINALIZER);
   if (policy === "Orphan") return [...rest, ORPHAN_FINALIZER];

@@ -12,7 +12,15 @@ const ctx = (user: UserInfo): RequestContext => ({ user, profile, warnings: [] }
 function created(user: UserInfo): ObjectHeader {
   const obj: ObjectHeader = {
     metadata: { name: "r" },
-    spec: { request: "", signerName: "example.com/s", usages: ["client auth"], username: "body", uid: "body", groups: ["body"], extra: { body: ["x"] } },
+    spec: {
+      request: "",
+      signerName: "example.com/s",
+      usages: ["client auth"],
+      username: "body",
+      uid: "body",
+      groups: ["body"],
+      extra: { body: ["x"] },
+    },
     status: { conditions: [{ type: "Approved", status: "True" }] },
   };
   kind.strategy.prepareForCreate!(obj, ctx(user));

@@ -52,9 +52,7 @@ describe("PriorityClass one-default rule", () => {
     expect(await storage.get(store.key("", "second"))).toBeUndefined();
 
     await store.create("", pc("third", 30), ctx(), {});
-    const marked = await refusal(
-      store.update("", "third", undefined, ctx(), {}, (current) => ({ ...current!, globalDefault: true })),
-    );
+    const marked = await refusal(store.update("", "third", undefined, ctx(), {}, (current) => ({ ...current!, globalDefault: true })));
     expect(marked.code).toBe(403);
     // The default itself may be written again.
     const self = await store.update("", "first", undefined, ctx(), {}, (current) => ({ ...current!, description: "d" }));

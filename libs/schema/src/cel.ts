@@ -24,7 +24,13 @@ const typeAndObjectMeta: RuleField[] = [
   { name: "kind", type: stringType },
   {
     name: "metadata",
-    type: { kind: "object", fields: [{ name: "name", type: stringType }, { name: "generateName", type: stringType }] },
+    type: {
+      kind: "object",
+      fields: [
+        { name: "name", type: stringType },
+        { name: "generateName", type: stringType },
+      ],
+    },
   },
 ];
 
@@ -110,8 +116,7 @@ export function rulesOf(s: SchemaNode, resourceRoot = false): NodeRules {
   return known;
 }
 
-const ruleErrorString = (rule: { rule: string; message?: string | undefined }) =>
-  rule.message ? rule.message.trim() : rule.rule.trim();
+const ruleErrorString = (rule: { rule: string; message?: string | undefined }) => (rule.message ? rule.message.trim() : rule.rule.trim());
 const ruleMessageOrDefault = (rule: { rule: string; message?: string | undefined }) =>
   rule.message ? rule.message.trim() : `failed rule: ${ruleErrorString(rule)}`;
 
@@ -187,7 +192,9 @@ class RuleRun {
       return;
     }
     if (this.remaining <= 0) {
-      this.errors.push(fieldError.invalid(path, s.type, "validation failed due to running out of cost budget, no further validation rules will be run"));
+      this.errors.push(
+        fieldError.invalid(path, s.type, "validation failed due to running out of cost budget, no further validation rules will be run"),
+      );
       this.remaining = -1;
       return;
     }
@@ -202,16 +209,30 @@ class RuleRun {
       if (compiled.usesOldSelf && oldValue === undefined && !rule.optionalOldSelf) return;
       const result = compiled.evaluate(value, oldValue, CRD_RULE_PER_CALL_COST_LIMIT);
       if (result.cost > this.remaining) {
-        this.errors.push(fieldError.invalid(path, s.type, "validation failed due to running out of cost budget, no further validation rules will be run"));
+        this.errors.push(
+          fieldError.invalid(path, s.type, "validation failed due to running out of cost budget, no further validation rules will be run"),
+        );
         this.remaining = -1;
         return;
       }
       this.remaining -= result.cost;
       if (!result.ok) {
         if (result.reason === "overload") {
-          this.errors.push(fieldError.invalid(path, s.type, `'${result.message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`));
+          this.errors.push(
+            fieldError.invalid(
+              path,
+              s.type,
+              `'${result.message}': call arguments did not match a supported operator, function or macro signature for rule: ${ruleErrorString(rule)}`,
+            ),
+          );
         } else if (result.reason === "cost") {
-          this.errors.push(fieldError.invalid(path, s.type, `'${result.message}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`));
+          this.errors.push(
+            fieldError.invalid(
+              path,
+              s.type,
+              `'${result.message}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(rule)}`,
+            ),
+          );
           this.remaining = -1;
         } else {
           this.errors.push(fieldError.invalid(path, s.type, `${result.message} evaluating rule: ${ruleErrorString(rule)}`));
@@ -225,7 +246,13 @@ class RuleRun {
       if (compiled.hasMessageExpression) {
         const message = compiled.evaluateMessage(value, oldValue, CRD_RULE_PER_CALL_COST_LIMIT);
         if (message.cost > this.remaining) {
-          this.errors.push(fieldError.invalid(at, s.type, "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run"));
+          this.errors.push(
+            fieldError.invalid(
+              at,
+              s.type,
+              "messageExpression evaluation failed due to running out of cost budget, no further validation rules will be run",
+            ),
+          );
           this.remaining = -1;
           return;
         }

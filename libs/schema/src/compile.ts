@@ -49,7 +49,13 @@ class CompiledSchema implements StructuralSchema {
     if (!this.hasRules) return errs;
     // Rules assume a well-typed object: Kubernetes skips them after these schema errors.
     if (errs.some((e) => blockingErrorTypes.has(e.type))) {
-      errs.push(fieldError.invalid("", "null", "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"));
+      errs.push(
+        fieldError.invalid(
+          "",
+          "null",
+          "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
+        ),
+      );
       return errs;
     }
     return [...errs, ...validateRules(this.root, value, old)];

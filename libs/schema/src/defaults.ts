@@ -3,8 +3,7 @@
 // then the members are defaulted in turn, so defaults nest.
 import { type SchemaNode, additionalSchema, deepCopy, isPlainObject } from "./structural.js";
 
-const isNonNullableNull = (x: unknown, s: SchemaNode | undefined): s is SchemaNode =>
-  x === null && s !== undefined && !s.nullable;
+const isNonNullableNull = (x: unknown, s: SchemaNode | undefined): s is SchemaNode => x === null && s !== undefined && !s.nullable;
 
 export function applyDefaults(x: unknown, s: SchemaNode | undefined): void {
   if (!s) return;

@@ -58,7 +58,8 @@ export function validFieldPath(
     }
     return undefined;
   };
-  const named = (): boolean | undefined => (!node ? undefined : node.properties.size > 0 ? true : node.additionalProperties !== undefined ? false : undefined);
+  const named = (): boolean | undefined =>
+    !node ? undefined : node.properties.size > 0 ? true : node.additionalProperties !== undefined ? false : undefined;
   const list = tokens(jsonPath);
   for (let i = 0; i < list.length; i++) {
     const tok = list[i]!;
@@ -66,7 +67,8 @@ export function validFieldPath(
       if (options.allowArrayNotation === false) return { error: "array notation is not allowed" };
       const quoted = list[++i];
       if (quoted === undefined) return { error: "unexpected end of JSON path" };
-      if (quoted.length < 2 || !quoted.startsWith("'") || !quoted.endsWith("'")) return { error: `expected single quoted string but got ${quoted}` };
+      if (quoted.length < 2 || !quoted.startsWith("'") || !quoted.endsWith("'"))
+        return { error: `expected single quoted string but got ${quoted}` };
       let name: string;
       try {
         name = unescapeSingleQuote(quoted.slice(1, -1));

@@ -63,8 +63,7 @@ function schemaInfo(data: unknown): [string, string] {
   return ["object", ""];
 }
 
-const isIntegral = (data: unknown): boolean =>
-  typeof data === "bigint" || (typeof data === "number" && Number.isInteger(data));
+const isIntegral = (data: unknown): boolean => typeof data === "bigint" || (typeof data === "number" && Number.isInteger(data));
 
 /** The schema's types: `x-int-or-string` is integer or string. */
 const typesOf = (s: SchemaNode): string[] => (s.intOrString ? ["integer", "string"] : s.type ? [s.type] : []);
@@ -90,7 +89,15 @@ function validateType(s: SchemaNode, path: string, data: unknown): OpenApiError[
 function validateString(s: SchemaNode, path: string, data: string): OpenApiError[] {
   const length = [...data].length;
   if (s.raw.maxLength !== undefined && length > s.raw.maxLength) {
-    return [{ code: "TooLong", name: path, value: data, valid: s.raw.maxLength, message: `${path} in ${IN} should be at most ${s.raw.maxLength} chars long` }];
+    return [
+      {
+        code: "TooLong",
+        name: path,
+        value: data,
+        valid: s.raw.maxLength,
+        message: `${path} in ${IN} should be at most ${s.raw.maxLength} chars long`,
+      },
+    ];
   }
   if (s.raw.minLength !== undefined && length < s.raw.minLength) {
     return [{ code: "TooShort", name: path, value: data, message: `${path} in ${IN} should be at least ${s.raw.minLength} chars long` }];
@@ -98,7 +105,14 @@ function validateString(s: SchemaNode, path: string, data: string): OpenApiError
   if (s.raw.pattern) {
     const re = compilePattern(s.raw.pattern);
     if (typeof re === "string") {
-      return [{ code: "Pattern", name: path, value: data, message: `${path} in ${IN} should match '${s.raw.pattern}, but pattern is invalid: ${re}'` }];
+      return [
+        {
+          code: "Pattern",
+          name: path,
+          value: data,
+          message: `${path} in ${IN} should match '${s.raw.pattern}, but pattern is invalid: ${re}'`,
+        },
+      ];
     }
     if (!re.test(data)) return [{ code: "Pattern", name: path, value: data, message: `${path} in ${IN} should match '${s.raw.pattern}'` }];
   }
@@ -157,10 +171,21 @@ function validateNumber(s: SchemaNode, path: string, data: number): OpenApiError
   if (multipleOf !== undefined) {
     const factor = native(multipleOf, "MultipleOf") ? Math.trunc(multipleOf) : multipleOf;
     if (factor <= 0) {
-      errors.push({ code: "MultipleOfMustBePositive", name: path, value: factor, message: `factor MultipleOf declared for ${path} must be positive: ${goFloat(factor)}` });
+      errors.push({
+        code: "MultipleOfMustBePositive",
+        name: path,
+        value: factor,
+        message: `factor MultipleOf declared for ${path} must be positive: ${goFloat(factor)}`,
+      });
     } else {
       const ok = Number.isInteger(factor) && int ? data % factor === 0 : isJSONInteger(factor < 1 ? (1 / factor) * data : data / factor);
-      if (!ok) errors.push({ code: "MultipleOf", name: path, value: data, message: `${path} in ${IN} should be a multiple of ${goFloat(factor)}` });
+      if (!ok)
+        errors.push({
+          code: "MultipleOf",
+          name: path,
+          value: data,
+          message: `${path} in ${IN} should be a multiple of ${goFloat(factor)}`,
+        });
     }
   }
   if (minimum !== undefined) {
@@ -273,7 +298,9 @@ class Validator {
         main.errors.push(...r.errors);
       }
       if (validated !== s.allOf.length) {
-        main.errors.push(plain(`${JSON.stringify(path)} must validate all the schemas (allOf)${validated === 0 ? ". None validated" : ""}`));
+        main.errors.push(
+          plain(`${JSON.stringify(path)} must validate all the schemas (allOf)${validated === 0 ? ". None validated" : ""}`),
+        );
       }
     }
     if (s.not && this.node(s.not, path, data).errors.length === 0) {
@@ -302,10 +329,21 @@ class Validator {
     }
     const size = data.length;
     if (s.raw.minItems !== undefined && size < s.raw.minItems) {
-      result.errors.push({ code: "MinItems", name: path, value: size, message: `${path} in ${IN} should have at least ${s.raw.minItems} items` });
+      result.errors.push({
+        code: "MinItems",
+        name: path,
+        value: size,
+        message: `${path} in ${IN} should have at least ${s.raw.minItems} items`,
+      });
     }
     if (s.raw.maxItems !== undefined && size > s.raw.maxItems) {
-      result.errors.push({ code: "MaxItems", name: path, value: size, valid: s.raw.maxItems, message: `${path} in ${IN} should have at most ${s.raw.maxItems} items` });
+      result.errors.push({
+        code: "MaxItems",
+        name: path,
+        value: size,
+        valid: s.raw.maxItems,
+        message: `${path} in ${IN} should have at most ${s.raw.maxItems} items`,
+      });
     }
     if (s.raw.uniqueItems && data.some((x, i) => data.slice(0, i).some((y) => jsonEqual(x, y)))) {
       result.errors.push({ code: "Unique", name: path, value: undefined, message: `${path} in ${IN} shouldn't contain duplicates` });
@@ -323,10 +361,22 @@ class Validator {
     const keys = Object.keys(data);
     const { minProperties, maxProperties } = s.raw;
     if (minProperties !== undefined && keys.length < minProperties) {
-      result.errors.push({ code: "TooFewProperties", name: path, value: keys.length, valid: minProperties, message: `${path} in ${IN} should have at least ${minProperties} properties` });
+      result.errors.push({
+        code: "TooFewProperties",
+        name: path,
+        value: keys.length,
+        valid: minProperties,
+        message: `${path} in ${IN} should have at least ${minProperties} properties`,
+      });
     }
     if (maxProperties !== undefined && keys.length > maxProperties) {
-      result.errors.push({ code: "TooManyProperties", name: path, value: keys.length, valid: maxProperties, message: `${path} in ${IN} should have at most ${maxProperties} properties` });
+      result.errors.push({
+        code: "TooManyProperties",
+        name: path,
+        value: keys.length,
+        valid: maxProperties,
+        message: `${path} in ${IN} should have at most ${maxProperties} properties`,
+      });
     }
     const matchingPatterns = (key: string) =>
       [...s.patternProperties].filter(([pattern]) => {
@@ -336,12 +386,18 @@ class Validator {
     if (s.additionalProperties === false) {
       for (const key of keys) {
         if (!s.properties.has(key) && matchingPatterns(key).length === 0) {
-          result.errors.push({ code: "UnallowedProperty", name: path, value: key, message: `${path}.${key} in ${IN} is a forbidden property` });
+          result.errors.push({
+            code: "UnallowedProperty",
+            name: path,
+            value: key,
+            message: `${path}.${key} in ${IN} is a forbidden property`,
+          });
         }
       }
     } else if (typeof s.additionalProperties === "object") {
       for (const key of keys) {
-        if (!s.properties.has(key) && matchingPatterns(key).length === 0) merge(this.node(s.additionalProperties, `${path}.${key}`, data[key]));
+        if (!s.properties.has(key) && matchingPatterns(key).length === 0)
+          merge(this.node(s.additionalProperties, `${path}.${key}`, data[key]));
       }
     }
     for (const [name, prop] of s.properties) {
@@ -349,7 +405,12 @@ class Validator {
     }
     for (const name of s.raw.required ?? []) {
       if (!Object.hasOwn(data, name)) {
-        result.errors.push({ code: "Required", name: `${path}.${name}`, value: undefined, message: `${path}.${name} in ${IN} is required` });
+        result.errors.push({
+          code: "Required",
+          name: `${path}.${name}`,
+          value: undefined,
+          message: `${path}.${name} in ${IN} is required`,
+        });
       }
     }
     for (const key of keys) {

@@ -22,7 +22,8 @@ function nodeRuleErrors(s: SchemaNode, at: FieldPath, prefix: string, resourceRo
     const ruleAt = list.index(i);
     if (compiled?.error?.type === "Required") errs.push(fieldError.required(ruleAt.child("rule"), compiled.error.detail));
     else if (compiled?.error) errs.push(fieldError.invalid(ruleAt.child("rule"), rule, compiled.error.detail));
-    if (compiled?.messageExpressionError) errs.push(fieldError.invalid(ruleAt.child("messageExpression"), rule, compiled.messageExpressionError));
+    if (compiled?.messageExpressionError)
+      errs.push(fieldError.invalid(ruleAt.child("messageExpression"), rule, compiled.messageExpressionError));
     if (rule.message !== undefined && rule.message !== "" && rule.message.trim() === "") {
       errs.push(fieldError.invalid(ruleAt.child("message"), rule.message, "message must be non-empty if specified"));
     } else if (rule.message?.includes("\n")) {
@@ -31,10 +32,12 @@ function nodeRuleErrors(s: SchemaNode, at: FieldPath, prefix: string, resourceRo
     if (rule.messageExpression !== undefined && rule.messageExpression !== "" && rule.messageExpression.trim() === "") {
       errs.push(fieldError.required(ruleAt.child("messageExpression"), "messageExpression must be non-empty if specified"));
     }
-    if (rule.reason !== undefined && !reasons.includes(rule.reason)) errs.push(fieldError.notSupported(ruleAt.child("reason"), rule.reason, reasons));
+    if (rule.reason !== undefined && !reasons.includes(rule.reason))
+      errs.push(fieldError.notSupported(ruleAt.child("reason"), rule.reason, reasons));
     if (rule.fieldPath) {
       const resolved = validFieldPath(rule.fieldPath, s);
-      if ("error" in resolved) errs.push(fieldError.invalid(ruleAt.child("fieldPath"), rule.fieldPath, `fieldPath must be a valid path: ${resolved.error}`));
+      if ("error" in resolved)
+        errs.push(fieldError.invalid(ruleAt.child("fieldPath"), rule.fieldPath, `fieldPath must be a valid path: ${resolved.error}`));
     }
     if (rule.optionalOldSelf && compiled && !compiled.error && !compiled.usesOldSelf) {
       errs.push(fieldError.invalid(ruleAt.child("optionalOldSelf"), true, "may not be set if rule does not use oldSelf"));

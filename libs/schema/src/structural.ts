@@ -1,13 +1,7 @@
 // A CRD schema node read once into the form the algorithms walk: the profile's extension fields
 // (`x-orch-*` or `x-kubernetes-*`) resolved, sub-schemas compiled, and the format reduced to the ones
 // Kubernetes validates (apiextensions-apiserver pkg/apiserver/validation/formats.go strips the others).
-import {
-  type ExtensionPrefix,
-  type JSONSchemaProps,
-  type SchemaExtensions,
-  type ValidationRule,
-  schemaExtensions,
-} from "@orch/api";
+import { type ExtensionPrefix, type JSONSchemaProps, type SchemaExtensions, type ValidationRule, schemaExtensions } from "@orch/api";
 
 export interface SchemaNode {
   readonly raw: JSONSchemaProps;
@@ -73,10 +67,8 @@ export const normalizeFormat = (format: string): string => format.replaceAll("-"
 export function compileNode(raw: JSONSchemaProps, prefix: ExtensionPrefix): SchemaNode {
   const ext: SchemaExtensions = schemaExtensions(raw as JSONSchemaProps<typeof prefix>, prefix);
   const sub = (s: JSONSchemaProps) => compileNode(s, prefix);
-  const subMap = (m: Record<string, JSONSchemaProps> | undefined) =>
-    new Map(Object.entries(m ?? {}).map(([k, s]) => [k, sub(s)] as const));
-  const orBool = (x: boolean | JSONSchemaProps | undefined) =>
-    x === undefined || typeof x === "boolean" ? x : sub(x);
+  const subMap = (m: Record<string, JSONSchemaProps> | undefined) => new Map(Object.entries(m ?? {}).map(([k, s]) => [k, sub(s)] as const));
+  const orBool = (x: boolean | JSONSchemaProps | undefined) => (x === undefined || typeof x === "boolean" ? x : sub(x));
   const format = raw.format && supportedFormats.has(normalizeFormat(raw.format)) ? raw.format : "";
   return {
     raw,
@@ -109,8 +101,7 @@ export function compileNode(raw: JSONSchemaProps, prefix: ExtensionPrefix): Sche
 export const additionalSchema = (node: SchemaNode): SchemaNode | undefined =>
   typeof node.additionalProperties === "object" ? node.additionalProperties : undefined;
 
-export const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === "object" && x !== null && !Array.isArray(x);
+export const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 /** runtime.DeepCopyJSONValue. */
 export const deepCopy = <T>(value: T): T => (value === undefined ? value : structuredClone(value));

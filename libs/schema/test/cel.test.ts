@@ -28,7 +28,12 @@ describe("validation rules", () => {
 
   it("reports a failed rule with its message at the rule's node", () => {
     expect(replicas.validate({ spec: { minReplicas: 0, replicas: 20, maxReplicas: 10 } })).toEqual([
-      { type: "FieldValueInvalid", field: "spec", value: expect.anything(), detail: "replicas should be smaller than or equal to maxReplicas." },
+      {
+        type: "FieldValueInvalid",
+        field: "spec",
+        value: expect.anything(),
+        detail: "replicas should be smaller than or equal to maxReplicas.",
+      },
     ]);
     expect(texts(replicas.validate({ spec: { minReplicas: 0, replicas: 20, maxReplicas: 10 } }))).toEqual([
       "spec: Invalid value: replicas should be smaller than or equal to maxReplicas.",
@@ -44,7 +49,12 @@ describe("validation rules", () => {
   });
 
   it("defaults the message to the rule, and shows scalar values", () => {
-    const s = compile(withSpec({ type: "object", properties: { name: { type: "string", "x-kubernetes-validations": [{ rule: "self.startsWith('a')" }] } } }));
+    const s = compile(
+      withSpec({
+        type: "object",
+        properties: { name: { type: "string", "x-kubernetes-validations": [{ rule: "self.startsWith('a')" }] } },
+      }),
+    );
     expect(texts(s.validate({ spec: { name: "bob" } }))).toEqual(["spec.name: Invalid value: \"bob\": failed rule: self.startsWith('a')"]);
   });
 
@@ -88,7 +98,9 @@ describe("validation rules", () => {
       properties: { spec: { type: "object" } },
     });
     expect(s.validate({ apiVersion: "x.io/v1", kind: "CronTab", metadata: { name: "prod-a" }, spec: {} })).toEqual([]);
-    expect(texts(s.validate({ apiVersion: "x.io/v1", kind: "CronTab", metadata: { name: "dev-a" }, spec: {} }))).toEqual(["Invalid value: bad name"]);
+    expect(texts(s.validate({ apiVersion: "x.io/v1", kind: "CronTab", metadata: { name: "dev-a" }, spec: {} }))).toEqual([
+      "Invalid value: bad name",
+    ]);
   });
 
   it("escapes property names that are not CEL identifiers", () => {
@@ -104,8 +116,10 @@ describe("validation rules", () => {
   });
 
   it("reports runtime errors with the rule", () => {
-    const s = compile(withSpec({ type: "object", properties: { a: { type: "string" } }, "x-kubernetes-validations": [{ rule: "self.a == 'x'" }] }));
-    expect(texts(s.validate({ spec: {} }))).toEqual(['spec: Invalid value: "object": no such key: a evaluating rule: self.a == \'x\'']);
+    const s = compile(
+      withSpec({ type: "object", properties: { a: { type: "string" } }, "x-kubernetes-validations": [{ rule: "self.a == 'x'" }] }),
+    );
+    expect(texts(s.validate({ spec: {} }))).toEqual(["spec: Invalid value: \"object\": no such key: a evaluating rule: self.a == 'x'"]);
   });
 
   it("types maps, lists, int-or-string and formats", () => {
@@ -113,16 +127,31 @@ describe("validation rules", () => {
       withSpec({
         type: "object",
         properties: {
-          labels: { type: "object", additionalProperties: { type: "string" }, "x-kubernetes-validations": [{ rule: "self.all(k, self[k] != '')" }] },
-          ports: { type: "array", items: { type: "integer" }, "x-kubernetes-validations": [{ rule: "self.isSorted() && self.all(p, p < 65536)" }] },
-          port: { "x-kubernetes-int-or-string": true, "x-kubernetes-validations": [{ rule: "type(self) == int ? self > 0 : self.endsWith('%')" }] },
+          labels: {
+            type: "object",
+            additionalProperties: { type: "string" },
+            "x-kubernetes-validations": [{ rule: "self.all(k, self[k] != '')" }],
+          },
+          ports: {
+            type: "array",
+            items: { type: "integer" },
+            "x-kubernetes-validations": [{ rule: "self.isSorted() && self.all(p, p < 65536)" }],
+          },
+          port: {
+            "x-kubernetes-int-or-string": true,
+            "x-kubernetes-validations": [{ rule: "type(self) == int ? self > 0 : self.endsWith('%')" }],
+          },
           at: { type: "string", format: "date-time", "x-kubernetes-validations": [{ rule: "self > timestamp('2020-01-01T00:00:00Z')" }] },
           memory: { type: "string", "x-kubernetes-validations": [{ rule: "quantity(self).isGreaterThan(quantity('1Gi'))" }] },
         },
       }),
     );
-    expect(s.validate({ spec: { labels: { a: "b" }, ports: [80, 443], port: "50%", at: "2024-01-01T00:00:00Z", memory: "2Gi" } })).toEqual([]);
-    expect(texts(s.validate({ spec: { labels: { a: "" }, ports: [443, 80], port: 0, at: "2019-01-01T00:00:00Z", memory: "1Mi" } }))).toEqual([
+    expect(s.validate({ spec: { labels: { a: "b" }, ports: [80, 443], port: "50%", at: "2024-01-01T00:00:00Z", memory: "2Gi" } })).toEqual(
+      [],
+    );
+    expect(
+      texts(s.validate({ spec: { labels: { a: "" }, ports: [443, 80], port: 0, at: "2019-01-01T00:00:00Z", memory: "1Mi" } })),
+    ).toEqual([
       "spec.labels: Invalid value: failed rule: self.all(k, self[k] != '')",
       "spec.ports: Invalid value: failed rule: self.isSorted() && self.all(p, p < 65536)",
       "spec.port: Invalid value: 0: failed rule: type(self) == int ? self > 0 : self.endsWith('%')",
@@ -149,7 +178,9 @@ describe("transition rules", () => {
   it("run only on update, against the old value", () => {
     expect(immutable.validate({ spec: { value: "a" } })).toEqual([]);
     expect(immutable.validate({ spec: { value: "a" } }, { spec: { value: "a" } })).toEqual([]);
-    expect(texts(immutable.validate({ spec: { value: "b" } }, { spec: { value: "a" } }))).toEqual(['spec.value: Invalid value: "b": Value is immutable']);
+    expect(texts(immutable.validate({ spec: { value: "b" } }, { spec: { value: "a" } }))).toEqual([
+      'spec.value: Invalid value: "b": Value is immutable',
+    ]);
   });
 
   it("do not run when the field is new in the update", () => {
@@ -157,7 +188,13 @@ describe("transition rules", () => {
   });
 
   it("correlate list-type map items by key, and not atomic list items", () => {
-    const itemRule = { type: "object", properties: { name: { type: "string" }, size: { type: "integer", "x-kubernetes-validations": [{ rule: "self >= oldSelf", message: "may not shrink" }] } } };
+    const itemRule = {
+      type: "object",
+      properties: {
+        name: { type: "string" },
+        size: { type: "integer", "x-kubernetes-validations": [{ rule: "self >= oldSelf", message: "may not shrink" }] },
+      },
+    };
     const s = compile(
       withSpec({
         type: "object",
@@ -167,8 +204,24 @@ describe("transition rules", () => {
         },
       }),
     );
-    const old = { spec: { keyed: [{ name: "a", size: 5 }, { name: "b", size: 5 }], atomic: [{ name: "a", size: 5 }] } };
-    const next = { spec: { keyed: [{ name: "b", size: 4 }, { name: "a", size: 6 }], atomic: [{ name: "a", size: 1 }] } };
+    const old = {
+      spec: {
+        keyed: [
+          { name: "a", size: 5 },
+          { name: "b", size: 5 },
+        ],
+        atomic: [{ name: "a", size: 5 }],
+      },
+    };
+    const next = {
+      spec: {
+        keyed: [
+          { name: "b", size: 4 },
+          { name: "a", size: 6 },
+        ],
+        atomic: [{ name: "a", size: 1 }],
+      },
+    };
     expect(texts(s.validate(next, old))).toEqual(["spec.keyed[0].size: Invalid value: 4: may not shrink"]);
   });
 
@@ -179,7 +232,9 @@ describe("transition rules", () => {
         properties: {
           count: {
             type: "integer",
-            "x-kubernetes-validations": [{ rule: "oldSelf.hasValue() ? self >= oldSelf.value() : self == 0", message: "starts at 0 and grows", optionalOldSelf: true }],
+            "x-kubernetes-validations": [
+              { rule: "oldSelf.hasValue() ? self >= oldSelf.value() : self == 0", message: "starts at 0 and grows", optionalOldSelf: true },
+            ],
           },
         },
       }),

@@ -86,12 +86,7 @@ describe("pruning", () => {
     );
     const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "p", bogus: 1 }, spec: { containers: [] } };
     const obj = { spec: { foo: structuredClone(pod), bar: { ...structuredClone(pod), extra: true } } };
-    expect(s.prune(obj)).toEqual([
-      "spec.foo.metadata.bogus",
-      "spec.bar.metadata.bogus",
-      "spec.bar.spec.containers",
-      "spec.bar.extra",
-    ]);
+    expect(s.prune(obj)).toEqual(["spec.foo.metadata.bogus", "spec.bar.metadata.bogus", "spec.bar.spec.containers", "spec.bar.extra"]);
     expect(obj.spec.foo).toEqual({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [] } });
     expect(obj.spec.bar).toEqual({ apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: {} });
   });
@@ -149,7 +144,11 @@ describe("nulls and defaulting", () => {
         type: "object",
         default: {},
         properties: {
-          a: { type: "object", default: { x: [1] }, properties: { x: { type: "array", items: { type: "integer" } }, y: { type: "string", default: "y" } } },
+          a: {
+            type: "object",
+            default: { x: [1] },
+            properties: { x: { type: "array", items: { type: "integer" } }, y: { type: "string", default: "y" } },
+          },
         },
       }),
     );
@@ -158,7 +157,7 @@ describe("nulls and defaulting", () => {
     s.applyDefaults(one);
     s.applyDefaults(two);
     expect(one).toEqual({ spec: { a: { x: [1], y: "y" } } });
-    ((one.spec as { a: { x: number[] } }).a.x).push(2);
+    (one.spec as { a: { x: number[] } }).a.x.push(2);
     expect(two).toEqual({ spec: { a: { x: [1], y: "y" } } });
   });
 
@@ -273,7 +272,9 @@ describe("validation", () => {
       }),
     );
     expect(s.validate({ spec: { short: "ééé", long: "ab" } })).toEqual([]);
-    expect(texts(s.validate({ spec: { short: "abcd", long: "a", few: ["a", "b"], many: ["a"], small: { a: "", b: "" }, big: { a: "" } } }))).toEqual([
+    expect(
+      texts(s.validate({ spec: { short: "abcd", long: "a", few: ["a", "b"], many: ["a"], small: { a: "", b: "" }, big: { a: "" } } })),
+    ).toEqual([
       "spec.short: Too long: may not be more than 3 bytes",
       'spec.long: Invalid value: "a": spec.long in body should be at least 2 chars long',
       "spec.few: Too many: 2: must have at most 1 items",
@@ -356,7 +357,11 @@ describe("validation", () => {
             type: "array",
             "x-kubernetes-list-type": "map",
             "x-kubernetes-list-map-keys": ["name", "protocol"],
-            items: { type: "object", required: ["name"], properties: { name: { type: "string" }, protocol: { type: "string", default: "TCP" }, port: { type: "integer" } } },
+            items: {
+              type: "object",
+              required: ["name"],
+              properties: { name: { type: "string" }, protocol: { type: "string", default: "TCP" }, port: { type: "integer" } },
+            },
           },
         },
       }),
@@ -364,7 +369,11 @@ describe("validation", () => {
     const obj = {
       spec: {
         tags: ["a", "b", "a", "a"],
-        ports: [{ name: "http", port: 80 }, { name: "http", protocol: "UDP", port: 80 }, { name: "http", port: 8080 }],
+        ports: [
+          { name: "http", port: 80 },
+          { name: "http", protocol: "UDP", port: 80 },
+          { name: "http", port: 8080 },
+        ],
       },
     };
     s.applyDefaults(obj);
@@ -376,13 +385,16 @@ describe("validation", () => {
 
   it("validates embedded resources' apiVersion, kind and metadata", () => {
     const s = compile(
-      root({ type: "object", properties: { template: { type: "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true } } }),
+      root({
+        type: "object",
+        properties: { template: { type: "object", "x-kubernetes-embedded-resource": true, "x-kubernetes-preserve-unknown-fields": true } },
+      }),
     );
     expect(s.validate({ spec: { template: { apiVersion: "v1", kind: "Pod", metadata: { labels: { app: "x" } } } } })).toEqual([]);
     expect(texts(s.validate({ spec: { template: { apiVersion: "a/b/c", kind: "Not_A_Kind", metadata: { name: "a/b" } } } }))).toEqual([
       'spec.template.apiVersion: Invalid value: "a/b/c": unexpected GroupVersion string: a/b/c',
       "spec.template.kind: Invalid value: \"Not_A_Kind\": may have mixed case, but should otherwise match: a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')",
-      'spec.template.metadata.name: Invalid value: "a/b": may not contain \'/\'',
+      "spec.template.metadata.name: Invalid value: \"a/b\": may not contain '/'",
     ]);
     expect(texts(s.validate({ spec: { template: {} } }))).toEqual([
       "spec.template.apiVersion: Required value: must not be empty",

@@ -134,9 +134,7 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
         const s = await open();
         const created = await s.create(pod("default", "a"), object("a"));
         await expect(s.create(pod("default", "a"), object("a"))).rejects.toBeInstanceOf(KeyExistsError);
-        await expect(s.update(pod("default", "a"), object("a"), created.revision + 5)).rejects.toBeInstanceOf(
-          RevisionConflictError,
-        );
+        await expect(s.update(pod("default", "a"), object("a"), created.revision + 5)).rejects.toBeInstanceOf(RevisionConflictError);
         await expect(s.update(pod("default", "missing"), object("missing"), 1)).rejects.toBeInstanceOf(KeyNotFoundError);
         expect(await s.currentRevision()).toBe(created.revision);
         expect(await s.changes(0, 100)).toHaveLength(1);
@@ -195,9 +193,7 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
         const error = await s.update(pod("default", "a"), object("a", { v: 3 }), created.revision).catch((e: unknown) => e);
         expect(error).toBeInstanceOf(RevisionConflictError);
         expect(error).toMatchObject({ key: pod("default", "a"), expected: created.revision });
-        await expect(s.delete(pod("default", "a"), object("a"), created.revision)).rejects.toBeInstanceOf(
-          RevisionConflictError,
-        );
+        await expect(s.delete(pod("default", "a"), object("a"), created.revision)).rejects.toBeInstanceOf(RevisionConflictError);
         expect((await s.get(pod("default", "a")))!.value).toBe(updated.value);
       });
 
@@ -394,9 +390,7 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
         const paged = await s.list({ resource: PODS, revision: at, limit: 2 });
         expect(paged.items.map(plain)).toEqual([plain(a2), plain(b1)]);
         expect(paged.remaining).toBe(1);
-        expect((await s.list({ resource: PODS, revision: at, after: paged.continueAfter! })).items.map(plain)).toEqual([
-          plain(c1),
-        ]);
+        expect((await s.list({ resource: PODS, revision: at, after: paged.continueAfter! })).items.map(plain)).toEqual([plain(c1)]);
       });
 
       it("never claims consistency at a revision that has not been committed", async () => {
@@ -450,7 +444,10 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
             }
             expect((await s.changes(revision, 1000)).map(plainChange)).toEqual(log.slice(revision).map(plainChange));
             expect((await s.changes(revision, 3, DEPLOYMENTS)).map(plainChange)).toEqual(
-              log.filter((c) => c.revision > revision && c.resource === DEPLOYMENTS).slice(0, 3).map(plainChange),
+              log
+                .filter((c) => c.revision > revision && c.resource === DEPLOYMENTS)
+                .slice(0, 3)
+                .map(plainChange),
             );
           }
         };
@@ -610,9 +607,7 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
         returned.push(await s.update(pod("default", "a"), object("a", { v: 2 }), created.revision));
         unsubscribe();
         returned.push(await s.delete(pod("default", "a"), object("a"), 3));
-        await expect(s.create({ resource: DEPLOYMENTS, namespace: "x", name: "d" }, object("d"))).rejects.toBeInstanceOf(
-          KeyExistsError,
-        );
+        await expect(s.create({ resource: DEPLOYMENTS, namespace: "x", name: "d" }, object("d"))).rejects.toBeInstanceOf(KeyExistsError);
 
         expect(seen.map(plainChange)).toEqual(returned.map(plainChange));
         expect(seen.map((c) => c.revision)).toEqual([1, 2, 3, 4]);

@@ -1,6 +1,13 @@
 export { PRIVATE_CLAIM, ALL_SERVICE_ACCOUNTS, USERNAME_PREFIX, makeUsername, namespaceGroup, serviceAccountClaims } from "./claims.js";
 export type { ClaimsInput, KubernetesClaim, Named, ObjectRef, ServiceAccountClaims } from "./claims.js";
-export { DISCOVERY_CACHE_CONTROL, JWKS_CONTENT_TYPE, JWKS_PATH, OPENID_CONFIGURATION_PATH, jwks, openIdConfiguration } from "./discovery.js";
+export {
+  DISCOVERY_CACHE_CONTROL,
+  JWKS_CONTENT_TYPE,
+  JWKS_PATH,
+  OPENID_CONFIGURATION_PATH,
+  jwks,
+  openIdConfiguration,
+} from "./discovery.js";
 export type { OpenIdConfiguration, PublicJwk } from "./discovery.js";
 export { addSigningKey, ensureKeySet, keyId, loadKeySet } from "./keys.js";
 export type { KeySet, SigningAlgorithm, SigningKey, VerifyingKey } from "./keys.js";

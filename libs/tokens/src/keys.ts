@@ -33,13 +33,20 @@ const KEY_FILE = /^sa-(\d+)\.(key|pub)$/;
 const CURVES: Record<string, SigningAlgorithm> = { prime256v1: "ES256", secp384r1: "ES384", secp521r1: "ES512" };
 
 function algorithmOf(key: KeyObject, file: string): SigningAlgorithm {
-  const alg = key.asymmetricKeyType === "rsa" ? "RS256" : key.asymmetricKeyType === "ec" ? CURVES[key.asymmetricKeyDetails?.namedCurve ?? ""] : undefined;
+  const alg =
+    key.asymmetricKeyType === "rsa"
+      ? "RS256"
+      : key.asymmetricKeyType === "ec"
+        ? CURVES[key.asymmetricKeyDetails?.namedCurve ?? ""]
+        : undefined;
   if (!alg) throw new Error(`${file}: only ECDSA (P-256, P-384, P-521) and RSA keys can sign service account tokens`);
   return alg;
 }
 
 export function keyId(publicKey: KeyObject): string {
-  return createHash("sha256").update(publicKey.export({ type: "spki", format: "der" })).digest("base64url");
+  return createHash("sha256")
+    .update(publicKey.export({ type: "spki", format: "der" }))
+    .digest("base64url");
 }
 
 interface KeyFile {

@@ -187,7 +187,9 @@ describe("authenticating", () => {
     const bySecret = (await t.issue({ serviceAccount: sa, secret, expirationSeconds: 600 })).token;
     const byPod = (await t.issue({ serviceAccount: sa, pod, expirationSeconds: 600 })).token;
     put("secrets", "ns", "s", "new-uid");
-    expect(await t.authenticate(bySecret)).toEqual({ error: "secret UID (new-uid) does not match service account secret ref claim (secret-uid)" });
+    expect(await t.authenticate(bySecret)).toEqual({
+      error: "secret UID (new-uid) does not match service account secret ref claim (secret-uid)",
+    });
     objects.delete("secrets/ns/s");
     expect(await t.authenticate(bySecret)).toEqual({ error: "service account token has been invalidated" });
     // A pod being deleted gracefully still vouches for its token until its deletion time has passed.

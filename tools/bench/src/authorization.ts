@@ -37,11 +37,24 @@ export async function authorizationLoad(
   });
   // Cluster-wide bindings are walked on every request; namespaced ones only in their namespace.
   for (let i = 0; i < unrelated; i++) {
-    await post(`/apis/${RBAC}/v1/clusterrolebindings`, binding("ClusterRoleBinding", `bench-user-${i}`, "view", { kind: "User", apiGroup: RBAC, name: `user-${i}` }));
-    await post(`/apis/${RBAC}/v1/namespaces/default/rolebindings`, binding("RoleBinding", `bench-user-${i}`, "edit", { kind: "User", apiGroup: RBAC, name: `user-${i}` }));
+    await post(
+      `/apis/${RBAC}/v1/clusterrolebindings`,
+      binding("ClusterRoleBinding", `bench-user-${i}`, "view", { kind: "User", apiGroup: RBAC, name: `user-${i}` }),
+    );
+    await post(
+      `/apis/${RBAC}/v1/namespaces/default/rolebindings`,
+      binding("RoleBinding", `bench-user-${i}`, "edit", { kind: "User", apiGroup: RBAC, name: `user-${i}` }),
+    );
   }
-  await post("/api/v1/namespaces/default/serviceaccounts", { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "bench-reader" } });
-  await post(`/apis/${RBAC}/v1/namespaces/default/rolebindings`, binding("RoleBinding", "bench-reader", "view", { kind: "ServiceAccount", name: "bench-reader" }));
+  await post("/api/v1/namespaces/default/serviceaccounts", {
+    apiVersion: "v1",
+    kind: "ServiceAccount",
+    metadata: { name: "bench-reader" },
+  });
+  await post(
+    `/apis/${RBAC}/v1/namespaces/default/rolebindings`,
+    binding("RoleBinding", "bench-reader", "view", { kind: "ServiceAccount", name: "bench-reader" }),
+  );
   const issued = await admin.request({
     path: "/api/v1/namespaces/default/serviceaccounts/bench-reader/token",
     method: "POST",

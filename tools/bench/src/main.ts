@@ -36,7 +36,6 @@ const CONCURRENCY = 32;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-
 interface Apiserver {
   origin: string;
   tls: Tls;
@@ -77,7 +76,8 @@ const rssMiB = (pid: number) => {
   return m ? Number(m[1]) / 1024 : NaN;
 };
 
-const serviceAccount = (name: string) => JSON.stringify({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, labels: { bench: "yes" } } });
+const serviceAccount = (name: string) =>
+  JSON.stringify({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, labels: { bench: "yes" } } });
 
 async function createMany(p: ReturnType<typeof pool>, namespace: string, prefix: string, count: number): Promise<LoadResult> {
   return runLoad(
@@ -200,7 +200,12 @@ async function baseline(tls: Tls, serving: { cert: string; key: string }): Promi
     N.creates,
     CONCURRENCY,
     async (i) => {
-      const r = await p.request({ path: "/items", method: "POST", headers: { "content-type": "application/json" }, body: serviceAccount(`sa-${i}`) });
+      const r = await p.request({
+        path: "/items",
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: serviceAccount(`sa-${i}`),
+      });
       await r.body.dump();
       return r.statusCode;
     },
@@ -300,7 +305,11 @@ async function main(): Promise<void> {
   const rows: [string, string, string][] = [
     ["creates/s (32 clients)", `${fmt(creates.perSecond, 0)} (p50 ${fmt(creates.p50)} ms, p99 ${fmt(creates.p99)} ms)`, "≥ 3,000"],
     ["gets/s (32 clients)", `${fmt(gets.perSecond, 0)} (p50 ${fmt(gets.p50)} ms, p99 ${fmt(gets.p99)} ms)`, "≥ 10,000"],
-    [`list of ${N.list.toLocaleString("en")} objects`, `${fmt(percentile(listTimes, 50))} ms median, ${fmt(listTimes[0]!)} ms best (${fmt(listBytes / 2 ** 20)} MiB)`, "≤ 200 ms"],
+    [
+      `list of ${N.list.toLocaleString("en")} objects`,
+      `${fmt(percentile(listTimes, 50))} ms median, ${fmt(listTimes[0]!)} ms best (${fmt(listBytes / 2 ** 20)} MiB)`,
+      "≤ 200 ms",
+    ],
     ["create request → watch event", `p50 ${fmt(watch.p50)} ms, p99 ${fmt(watch.p99)} ms`, "p99 ≤ 10 ms"],
     ...[fanout, fanoutBusy].map((f): [string, string, string] => [
       `create request → watch event at each of ${f.watchers.toLocaleString("en")} HTTP watchers, ${f.events} creates at ${f.rate}/s`,
@@ -317,26 +326,74 @@ async function main(): Promise<void> {
       `p50 ${fmt(natsLat.p50)} ms, p99 ${fmt(natsLat.p99)} ms`,
       "",
     ],
-    [`events/s at a NATS subscriber during a burst of ${N.natsEvents.toLocaleString("en")} creates (32 clients)`, `${fmt(natsRate.burst, 0)} (creates ${fmt(natsRate.creates, 0)}/s)`, ""],
-    [`events/s the relay publishes a backlog into JetStream (${natsRate.backlogEvents.toLocaleString("en")} written while NATS was down)`, fmt(natsRate.backlog, 0), ""],
+    [
+      `events/s at a NATS subscriber during a burst of ${N.natsEvents.toLocaleString("en")} creates (32 clients)`,
+      `${fmt(natsRate.burst, 0)} (creates ${fmt(natsRate.creates, 0)}/s)`,
+      "",
+    ],
+    [
+      `events/s the relay publishes a backlog into JetStream (${natsRate.backlogEvents.toLocaleString("en")} written while NATS was down)`,
+      fmt(natsRate.backlog, 0),
+      "",
+    ],
     ["service account tokens issued/s (TokenRequest)", rate(tokens.issued), ""],
     ["token reviews/s, a new token each (signature verified)", rate(tokens.reviewsFresh), ""],
     ["token reviews/s, one token again (signature remembered)", rate(tokens.reviewsSame), ""],
     ["gets/s authenticated by a service account token", rate(tokens.requests), ""],
     [`gets/s by a service account allowed by RBAC (${authz.bindings} other bindings)`, rate(authz.allowed), ""],
     [`requests/s denied by RBAC (403, ${authz.bindings} other bindings)`, rate(authz.denied), ""],
-    ["start until /readyz: the launcher (after the build)", `${fmt(percentile(starts.sort((a, b) => a - b), 50), 0)} ms median of ${starts.length}`, "≤ 1,500 ms"],
-    ["start until /readyz: `npm start` (npm + build + launcher)", `${fmt(percentile(npmStarts.sort((a, b) => a - b), 50), 0)} ms median of ${npmStarts.length}`, ""],
-    [`apiserver RSS with ${N.stored.toLocaleString("en")} objects`, `${fmt(rssLoaded, 0)} MiB after loading them, ${fmt(rssRestarted, 0)} MiB after a restart and a list`, "≤ 400 MB"],
-    ["baseline (Hono + better-sqlite3) creates/s", `${fmt(base.creates.perSecond, 0)} (p99 ${fmt(base.creates.p99)} ms); orch = ${fmt((100 * creates.perSecond) / base.creates.perSecond, 0)} %`, ""],
-    ["baseline (Hono + better-sqlite3) gets/s", `${fmt(base.gets.perSecond, 0)} (p99 ${fmt(base.gets.p99)} ms); orch = ${fmt((100 * gets.perSecond) / base.gets.perSecond, 0)} %`, ""],
+    [
+      "start until /readyz: the launcher (after the build)",
+      `${fmt(
+        percentile(
+          starts.sort((a, b) => a - b),
+          50,
+        ),
+        0,
+      )} ms median of ${starts.length}`,
+      "≤ 1,500 ms",
+    ],
+    [
+      "start until /readyz: `npm start` (npm + build + launcher)",
+      `${fmt(
+        percentile(
+          npmStarts.sort((a, b) => a - b),
+          50,
+        ),
+        0,
+      )} ms median of ${npmStarts.length}`,
+      "",
+    ],
+    [
+      `apiserver RSS with ${N.stored.toLocaleString("en")} objects`,
+      `${fmt(rssLoaded, 0)} MiB after loading them, ${fmt(rssRestarted, 0)} MiB after a restart and a list`,
+      "≤ 400 MB",
+    ],
+    [
+      "baseline (Hono + better-sqlite3) creates/s",
+      `${fmt(base.creates.perSecond, 0)} (p99 ${fmt(base.creates.p99)} ms); orch = ${fmt((100 * creates.perSecond) / base.creates.perSecond, 0)} %`,
+      "",
+    ],
+    [
+      "baseline (Hono + better-sqlite3) gets/s",
+      `${fmt(base.gets.perSecond, 0)} (p99 ${fmt(base.gets.p99)} ms); orch = ${fmt((100 * gets.perSecond) / base.gets.perSecond, 0)} %`,
+      "",
+    ],
   ];
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
   const tokenErrors = tokens.issued.errors + tokens.reviewsFresh.errors + tokens.reviewsSame.errors + tokens.requests.errors;
   const errors =
-    creates.errors + gets.errors + fanout.errors + natsLat.errors + tokenErrors + authz.allowed.errors + authz.denied.errors + base.creates.errors + base.gets.errors;
+    creates.errors +
+    gets.errors +
+    fanout.errors +
+    natsLat.errors +
+    tokenErrors +
+    authz.allowed.errors +
+    authz.denied.errors +
+    base.creates.errors +
+    base.gets.errors;
   if (errors > 0) console.log(`\n${errors} requests failed`);
 }
 

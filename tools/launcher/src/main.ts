@@ -83,7 +83,10 @@ async function main(): Promise<void> {
     const config = join(dataDir, "nats.conf");
     writeFileSync(config, "max_payload: 4MB\n");
     const nats = new Supervised(
-      { name: "nats", command: findNatsServer(), args: ["-c", config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", join(dataDir, "nats")],
+      {
+        name: "nats",
+        command: findNatsServer(),
+        args: ["-c", config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", join(dataDir, "nats")],
         env,
         // nats-server's banner is noise here; its warnings and errors are not.
         show: (line) => !line.includes("[INF]"),

@@ -64,7 +64,9 @@ describe("access with kubectl", () => {
     const lines = list.stdout.split("\n");
     expect(lines[0]).toMatch(/^Resources\s+Non-Resource URLs\s+Resource Names\s+Verbs$/);
     expect(lines).toContainEqual(expect.stringMatching(/^selfsubjectaccessreviews\.authorization\.k8s\.io\s+\[\]\s+\[\]\s+\[create\]$/));
-    expect(lines).toContainEqual(expect.stringMatching(/^deployments\.apps\s+\[\]\s+\[\]\s+\[create update patch delete deletecollection get list watch\]$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^deployments\.apps\s+\[\]\s+\[\]\s+\[create update patch delete deletecollection get list watch\]$/),
+    );
     expect(lines).toContainEqual(expect.stringMatching(/^\s+\[\/version\]\s+\[\]\s+\[get\]$/));
   });
 });

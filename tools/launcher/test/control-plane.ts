@@ -8,7 +8,6 @@ import { join, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..", "..", "..");
 
-
 export interface ControlPlane {
   dataDir: string;
   kubeconfig: string;

@@ -78,8 +78,12 @@ describe("custom resources with kubectl", () => {
   });
 
   it("creates custom objects and prints the CRD's columns", async () => {
-    expect((await cp.kubectl("create", "-f", await file("a.yaml", cronTab("a", 3)))).stdout.trim()).toBe("crontab.stable.example.com/a created");
-    expect((await cp.kubectl("create", "-f", await file("b.yaml", cronTab("b")))).stdout.trim()).toBe("crontab.stable.example.com/b created");
+    expect((await cp.kubectl("create", "-f", await file("a.yaml", cronTab("a", 3)))).stdout.trim()).toBe(
+      "crontab.stable.example.com/a created",
+    );
+    expect((await cp.kubectl("create", "-f", await file("b.yaml", cronTab("b")))).stdout.trim()).toBe(
+      "crontab.stable.example.com/b created",
+    );
     const got = await cp.kubectl("get", "crontabs");
     const lines = got.stdout.trim().split("\n");
     expect(lines[0]).toMatch(/^NAME\s+SPEC\s+REPLICAS\s+AGE$/);

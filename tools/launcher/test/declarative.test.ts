@@ -92,7 +92,12 @@ describe("kubectl apply, edit, patch and diff (orch profile)", () => {
     const v1 = await writeManifest(
       cp,
       "web.yaml",
-      deployment({ image: "nginx:1.27", labels: "tier: front, team: a", sidecar: true, env: "{name: MODE, value: one}, {name: DEBUG, value: '1'}" }),
+      deployment({
+        image: "nginx:1.27",
+        labels: "tier: front, team: a",
+        sidecar: true,
+        env: "{name: MODE, value: one}, {name: DEBUG, value: '1'}",
+      }),
     );
     const created = await cp.kubectl("apply", "-f", v1);
     expect(created.stderr).toBe("");
@@ -103,7 +108,11 @@ describe("kubectl apply, edit, patch and diff (orch profile)", () => {
     // Someone else labels it: apply leaves what its manifest never had alone.
     expect((await cp.kubectl("label", "deployment", "web", "owner=ops")).code).toBe(0);
 
-    const v2 = await writeManifest(cp, "web.yaml", deployment({ image: "nginx:1.28", labels: "tier: front", sidecar: false, env: "{name: MODE, value: two}" }));
+    const v2 = await writeManifest(
+      cp,
+      "web.yaml",
+      deployment({ image: "nginx:1.28", labels: "tier: front", sidecar: false, env: "{name: MODE, value: two}" }),
+    );
     const configured = await cp.kubectl("apply", "-f", v2);
     expect(configured.stderr).toBe("");
     expect(configured.stdout.trim()).toBe("deployment.apps/web configured");
@@ -137,7 +146,11 @@ describe("kubectl apply, edit, patch and diff (orch profile)", () => {
   });
 
   it("apply on an orch-group kind (PriorityClass, a JSON merge patch for kubectl)", async () => {
-    const v1 = await writeManifest(cp, "pc.yaml", priorityClass("scheduling.orch.io", "use: batch, tier: low", "description: nightly jobs"));
+    const v1 = await writeManifest(
+      cp,
+      "pc.yaml",
+      priorityClass("scheduling.orch.io", "use: batch, tier: low", "description: nightly jobs"),
+    );
     expect((await cp.kubectl("apply", "-f", v1)).stdout.trim()).toBe("priorityclass.scheduling.orch.io/batch created");
     const v2 = await writeManifest(cp, "pc.yaml", priorityClass("scheduling.orch.io", "use: batch", ""));
     const configured = await cp.kubectl("apply", "-f", v2);
@@ -199,7 +212,11 @@ describe("kubectl apply, edit, patch and diff (orch profile)", () => {
   });
 
   it("diff shows what apply would change, and nothing once applied", async () => {
-    const manifest = await writeManifest(cp, "web.yaml", deployment({ image: "nginx:1.30", labels: "tier: front", sidecar: false, env: "{name: MODE, value: two}" }));
+    const manifest = await writeManifest(
+      cp,
+      "web.yaml",
+      deployment({ image: "nginx:1.30", labels: "tier: front", sidecar: false, env: "{name: MODE, value: two}" }),
+    );
     const before = (await jsonOf(cp, "deployment", "web")).spec;
     const diff = await cp.kubectl("diff", "-f", manifest);
     expect(diff.code, diff.stderr).toBe(1);

@@ -62,32 +62,48 @@ function fillDisk(): string {
   return filler;
 }
 
-it.skipIf(!mounted)("an informer on NATS gets every object through a full disk under JetStream, and events again after it", async () => {
-  const control = cp!;
-  const natsUrl = /nats-server listening on (\S+)/.exec(control.output.join("\n"))![1]!;
-  client = ApiClient.fromKubeconfig(control.kubeconfig);
-  expect((await control.kubectl("create", "namespace", "disk")).code).toBe(0);
-  informer = new Informer<KubeObject>(client, { ref: secrets, namespace: "disk", nats: { servers: natsUrl, fetchExpiresMs: 1000 }, onError: () => undefined });
-  informer.start();
-  await informer.waitForSync(20_000);
-  const create = async (from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      await client!.create(secrets, { apiVersion: "v1", kind: "Secret", metadata: { name: `s${i}`, namespace: "disk" }, data: { a: Buffer.alloc(2048, i).toString("base64") } });
-    }
-  };
-  await create(0, 20);
-  await waitFor("the first 20 objects", () => informer!.list().length === 20, 20_000);
+it.skipIf(!mounted)(
+  "an informer on NATS gets every object through a full disk under JetStream, and events again after it",
+  async () => {
+    const control = cp!;
+    const natsUrl = /nats-server listening on (\S+)/.exec(control.output.join("\n"))![1]!;
+    client = ApiClient.fromKubeconfig(control.kubeconfig);
+    expect((await control.kubectl("create", "namespace", "disk")).code).toBe(0);
+    informer = new Informer<KubeObject>(client, {
+      ref: secrets,
+      namespace: "disk",
+      nats: { servers: natsUrl, fetchExpiresMs: 1000 },
+      onError: () => undefined,
+    });
+    informer.start();
+    await informer.waitForSync(20_000);
+    const create = async (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        await client!.create(secrets, {
+          apiVersion: "v1",
+          kind: "Secret",
+          metadata: { name: `s${i}`, namespace: "disk" },
+          data: { a: Buffer.alloc(2048, i).toString("base64") },
+        });
+      }
+    };
+    await create(0, 20);
+    await waitFor("the first 20 objects", () => informer!.list().length === 20, 20_000);
 
-  const filler = fillDisk();
-  // The API takes writes while events cannot be stored: the database is elsewhere, the log is the outbox.
-  await create(20, 60);
-  await new Promise((r) => setTimeout(r, 3_000));
-  rmSync(filler);
+    const filler = fillDisk();
+    // The API takes writes while events cannot be stored: the database is elsewhere, the log is the outbox.
+    await create(20, 60);
+    await new Promise((r) => setTimeout(r, 3_000));
+    rmSync(filler);
 
-  await waitFor("every object after the disk had room again", () => informer!.list().length === 60, 90_000);
-  const events = informer.stats.events;
-  await create(60, 70);
-  await waitFor("the objects created afterwards", () => informer!.list().length === 70, 30_000);
-  expect(informer.stats.events).toBeGreaterThanOrEqual(events + 10);
-  console.log(`jetstream-full-disk: ${control.output.filter((l) => /JetStream|\[nats\]/.test(l)).join(" | ") || "JetStream recovered without a restart"}`);
-}, 180_000);
+    await waitFor("every object after the disk had room again", () => informer!.list().length === 60, 90_000);
+    const events = informer.stats.events;
+    await create(60, 70);
+    await waitFor("the objects created afterwards", () => informer!.list().length === 70, 30_000);
+    expect(informer.stats.events).toBeGreaterThanOrEqual(events + 10);
+    console.log(
+      `jetstream-full-disk: ${control.output.filter((l) => /JetStream|\[nats\]/.test(l)).join(" | ") || "JetStream recovered without a restart"}`,
+    );
+  },
+  180_000,
+);

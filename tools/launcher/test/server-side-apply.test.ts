@@ -89,14 +89,24 @@ metadata:
 status:
   observedGeneration: 1
 `;
-    const refused = await cp.kubectl("apply", "--server-side", "--subresource=status", "--field-manager=reporter", "-f", await file("status.yaml", status));
+    const refused = await cp.kubectl(
+      "apply",
+      "--server-side",
+      "--subresource=status",
+      "--field-manager=reporter",
+      "-f",
+      await file("status.yaml", status),
+    );
     expect(refused.code).not.toBe(0);
     expect(refused.stderr).toContain(
       'Apply failed with 1 conflict: conflict with "deployment-controller" with subresource "status" using apps/v1: .status.observedGeneration',
     );
 
     // A pod's status has no controller here (orch has no node agent): whoever plays one applies it.
-    const pod = await file("pod.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: solo\n  namespace: default\nspec:\n  containers:\n  - name: main\n    image: nginx:1.27\n");
+    const pod = await file(
+      "pod.yaml",
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: solo\n  namespace: default\nspec:\n  containers:\n  - name: main\n    image: nginx:1.27\n",
+    );
     expect((await cp.kubectl("apply", "--server-side", "-f", pod)).code).toBe(0);
     const podStatus = `
 apiVersion: v1
@@ -110,7 +120,14 @@ status:
   - type: Ready
     status: "True"
 `;
-    const applied = await cp.kubectl("apply", "--server-side", "--subresource=status", "--field-manager=node", "-f", await file("pod-status.yaml", podStatus));
+    const applied = await cp.kubectl(
+      "apply",
+      "--server-side",
+      "--subresource=status",
+      "--field-manager=node",
+      "-f",
+      await file("pod-status.yaml", podStatus),
+    );
     expect(applied.stderr).toBe("");
     expect(applied.stdout.trim()).toBe("pod/solo serverside-applied");
     const got = parseYaml((await cp.kubectl("get", "pod", "solo", "-o", "yaml", "--show-managed-fields")).stdout);

@@ -44,7 +44,13 @@ describe("service account tokens with kubectl", () => {
     await cp.kubectl("create", "serviceaccount", "bound");
     await cp.kubectl("create", "secret", "generic", "anchor", "--from-literal=k=v");
     const out = await cp.kubectl(
-      "create", "token", "bound", "--duration=2h", "--audience=vault", "--bound-object-kind=Secret", "--bound-object-name=anchor",
+      "create",
+      "token",
+      "bound",
+      "--duration=2h",
+      "--audience=vault",
+      "--bound-object-kind=Secret",
+      "--bound-object-name=anchor",
     );
     expect(out.stderr).toBe("");
     const claims = JSON.parse(Buffer.from(out.stdout.trim().split(".")[1]!, "base64url").toString()) as Record<string, any>;

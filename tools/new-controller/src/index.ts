@@ -11,12 +11,16 @@ const NAME = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
 /** `widget-controller` → `Widget`. */
 export function kindFromName(name: string): string {
   const base = name.replace(/-controller$/, "");
-  return base.split("-").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
+  return base
+    .split("-")
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join("");
 }
 
 /** Fills the defaults and checks the names the files are built from. */
 export function controllerSpec(name: string, options: Partial<Omit<ControllerSpec, "name">> = {}): ControllerSpec {
-  if (!NAME.test(name)) throw new Error(`the name must be lower-case letters, digits and dashes (a DNS label), not ${JSON.stringify(name)}`);
+  if (!NAME.test(name))
+    throw new Error(`the name must be lower-case letters, digits and dashes (a DNS label), not ${JSON.stringify(name)}`);
   const kind = options.kind ?? kindFromName(name);
   if (!/^[A-Z][A-Za-z0-9]*$/.test(kind)) throw new Error(`the kind must be a CamelCase identifier, not ${JSON.stringify(kind)}`);
   const group = options.group ?? "example.com";

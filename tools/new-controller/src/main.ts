@@ -19,7 +19,8 @@ const { values, positionals } = parseArgs({
 
 try {
   const name = positionals[0];
-  if (!name || positionals.length > 1) throw new Error("usage: npm run new-controller -- <name> [--kind K] [--group G] [--version V] [--plural P]");
+  if (!name || positionals.length > 1)
+    throw new Error("usage: npm run new-controller -- <name> [--kind K] [--group G] [--version V] [--plural P]");
   const spec = controllerSpec(name, values);
   const dir = join(root, "apps", spec.name);
   const written = generateController(root, dir, spec);

@@ -51,7 +51,11 @@ describe("generateController", () => {
       join(scratch, "tsconfig.json"),
       JSON.stringify({ extends: join(root, "tsconfig.base.json"), include: ["apps/*/src/**/*.ts", "apps/*/test/**/*.ts"] }),
     );
-    const tsc = spawnSync(process.execPath, [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(scratch, "tsconfig.json")], { encoding: "utf8" });
+    const tsc = spawnSync(
+      process.execPath,
+      [join(root, "node_modules", "typescript", "bin", "tsc"), "-p", join(scratch, "tsconfig.json")],
+      { encoding: "utf8" },
+    );
     expect(tsc.stdout + tsc.stderr).toBe("");
 
     // Built as tools/build.mjs builds every app.
@@ -64,7 +68,9 @@ describe("generateController", () => {
       target: "node20",
       conditions: ["@orch/source"],
       external: ["better-sqlite3"],
-      banner: { js: "import { createRequire as __orchCreateRequire } from 'node:module'; const require = __orchCreateRequire(import.meta.url);" },
+      banner: {
+        js: "import { createRequire as __orchCreateRequire } from 'node:module'; const require = __orchCreateRequire(import.meta.url);",
+      },
       logLevel: "warning",
     });
 

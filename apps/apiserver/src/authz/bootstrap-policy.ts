@@ -46,7 +46,11 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
   const annotations = { [`rbac.authorization.${p.wellKnownDomain}/autoupdate`]: "true" };
   const aggregateTo = (role: string) => ({ [`${rbac}/aggregate-to-${role}`]: "true" });
 
-  const clusterRole = (name: string, rules: PolicyRule[], extra: Partial<ClusterRole> & { labels?: Record<string, string> } = {}): ObjectHeader => ({
+  const clusterRole = (
+    name: string,
+    rules: PolicyRule[],
+    extra: Partial<ClusterRole> & { labels?: Record<string, string> } = {},
+  ): ObjectHeader => ({
     apiVersion,
     kind: "ClusterRole",
     metadata: { name, labels: { ...labels, ...extra.labels }, annotations },
@@ -57,7 +61,13 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
     clusterRole(name, [], { aggregationRule: { clusterRoleSelectors: [{ matchLabels: aggregateTo(from) }] }, labels: more });
   const group = (name: string): Subject => ({ kind: "Group", apiGroup: rbac, name });
   const user = (name: string): Subject => ({ kind: "User", apiGroup: rbac, name });
-  const binding = (kind: "ClusterRoleBinding" | "RoleBinding", name: string, roleKind: string, subjects: Subject[], namespace?: string): ObjectHeader => ({
+  const binding = (
+    kind: "ClusterRoleBinding" | "RoleBinding",
+    name: string,
+    roleKind: string,
+    subjects: Subject[],
+    namespace?: string,
+  ): ObjectHeader => ({
     apiVersion,
     kind,
     metadata: { name, ...(namespace ? { namespace } : {}), labels, annotations },
@@ -65,7 +75,10 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
     subjects,
   });
 
-  const leases = (app: string) => [rule(["get", "update"], [coordination], ["leases"], [app]), rule(["create"], [coordination], ["leases"])];
+  const leases = (app: string) => [
+    rule(["get", "update"], [coordination], ["leases"], [app]),
+    rule(["create"], [coordination], ["leases"]),
+  ];
   const { signers } = p;
   const controllers: Record<ControllerApp, PolicyRule[]> = {
     "csr-approver": [
@@ -103,7 +116,10 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
     clusterRoles: [
       clusterRole("cluster-admin", [rule(["*"], ["*"], ["*"]), urls(["*"], ["*"])]),
       clusterRole("system:discovery", [
-        urls(["get"], ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"]),
+        urls(
+          ["get"],
+          ["/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"],
+        ),
       ]),
       clusterRole("system:public-info-viewer", [urls(["get"], ["/healthz", "/livez", "/readyz", "/version", "/version/"])]),
       clusterRole("system:basic-user", [
@@ -140,9 +156,25 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
       clusterRole(
         "system:aggregate-to-view",
         [
-          rule(READ, [""], ["pods", "pods/status", "replicationcontrollers", "replicationcontrollers/scale", "replicationcontrollers/status", "serviceaccounts", "podtemplates"]),
+          rule(
+            READ,
+            [""],
+            [
+              "pods",
+              "pods/status",
+              "replicationcontrollers",
+              "replicationcontrollers/scale",
+              "replicationcontrollers/status",
+              "serviceaccounts",
+              "podtemplates",
+            ],
+          ),
           rule(READ, [""], ["namespaces", "namespaces/status"]),
-          rule(READ, ["apps"], ["deployments", "deployments/status", "deployments/scale", "replicasets", "replicasets/status", "replicasets/scale"]),
+          rule(
+            READ,
+            ["apps"],
+            ["deployments", "deployments/status", "deployments/scale", "replicasets", "replicasets/status", "replicasets/scale"],
+          ),
           rule(READ, [coordination], ["leases"]),
         ],
         { labels: aggregateTo("view") },

@@ -56,13 +56,16 @@ function impersonationRequests(headers: DistinctHeaders): ImpersonationRequest[]
     if (!header.startsWith(EXTRA_PREFIX)) continue;
     extras = true;
     const key = unescapeExtraKey(header.slice(EXTRA_PREFIX.length).toLowerCase());
-    for (const value of values ?? []) requests.push({ kind: "UserExtra", apiVersion: "authentication.k8s.io/v1", name: value, fieldPath: key });
+    for (const value of values ?? [])
+      requests.push({ kind: "UserExtra", apiVersion: "authentication.k8s.io/v1", name: value, fieldPath: key });
   }
   const uid = headers["impersonate-uid"]?.[0] ?? "";
   if (uid) requests.push({ kind: "UID", name: uid, apiVersion: "authentication.k8s.io/v1" });
   if ((groups.length > 0 || extras || uid) && !user) {
     // Go prints the references with %v: every ObjectReference field, space-separated.
-    const printed = requests.map((r) => `{${[r.kind, r.namespace ?? "", r.name, "", r.apiVersion ?? "", "", r.fieldPath ?? ""].join(" ")}}`);
+    const printed = requests.map(
+      (r) => `{${[r.kind, r.namespace ?? "", r.name, "", r.apiVersion ?? "", "", r.fieldPath ?? ""].join(" ")}}`,
+    );
     const message = `requested [${printed.join(" ")}] without impersonating a user`;
     return failure(500, "InternalError", `Internal error occurred: ${message}`, { causes: [{ message }] });
   }

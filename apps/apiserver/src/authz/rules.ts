@@ -8,8 +8,7 @@ const ALL = "*";
 
 export const verbMatches = (rule: PolicyRule, verb: string): boolean => (rule.verbs ?? []).some((v) => v === ALL || v === verb);
 
-export const apiGroupMatches = (rule: PolicyRule, group: string): boolean =>
-  (rule.apiGroups ?? []).some((g) => g === ALL || g === group);
+export const apiGroupMatches = (rule: PolicyRule, group: string): boolean => (rule.apiGroups ?? []).some((g) => g === ALL || g === group);
 
 /** `combined` is `resource/subresource` when there is a subresource. */
 export function resourceMatches(rule: PolicyRule, combined: string, subresource: string): boolean {
@@ -26,9 +25,7 @@ export const resourceNameMatches = (rule: PolicyRule, name: string): boolean =>
   !rule.resourceNames?.length || rule.resourceNames.includes(name);
 
 export const nonResourceURLMatches = (rule: PolicyRule, path: string): boolean =>
-  (rule.nonResourceURLs ?? []).some(
-    (u) => u === ALL || u === path || (u.endsWith("*") && path.startsWith(u.replace(/\*+$/, ""))),
-  );
+  (rule.nonResourceURLs ?? []).some((u) => u === ALL || u === path || (u.endsWith("*") && path.startsWith(u.replace(/\*+$/, ""))));
 
 export function ruleAllows(attributes: AuthorizationAttributes, rule: PolicyRule): boolean {
   if (!verbMatches(rule, attributes.verb)) return false;

@@ -11,14 +11,7 @@ import type { TLSSocket } from "node:tls";
 import { impersonate } from "../authz/impersonation.js";
 import { forbidden, requestAttributes, requestInfo } from "../authz/request-attributes.js";
 import { type ChainResult, type Credentials, bearerToken } from "./authn.js";
-import {
-  AGGREGATED_TYPE,
-  aggregatedDiscovery,
-  apiGroupList,
-  apiResourceList,
-  namedGroups,
-  wantsAggregated,
-} from "./discovery.js";
+import { AGGREGATED_TYPE, aggregatedDiscovery, apiGroupList, apiResourceList, namedGroups, wantsAggregated } from "./discovery.js";
 import { oidcDiscoveryRoutes } from "./oidc.js";
 import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
 import type { ResourceRequest } from "./request-info.js";

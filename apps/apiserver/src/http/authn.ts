@@ -111,7 +111,10 @@ export function staticTokens(path: string): Authenticator {
       if (!line.trim() || line.trimStart().startsWith("#")) return;
       const [token, username, uid, groups] = csvFields(line);
       if (!token || !username) throw new Error(`${path}:${i + 1}: a line needs at least a token and a user name`);
-      const list = (groups ?? "").split(",").map((g) => g.trim()).filter(Boolean);
+      const list = (groups ?? "")
+        .split(",")
+        .map((g) => g.trim())
+        .filter(Boolean);
       users.set(token, { username, ...(uid ? { uid } : {}), groups: [...list, AUTHENTICATED] });
     });
   return ({ token }) => wrap(token === undefined ? undefined : users.get(token));

@@ -17,7 +17,7 @@ export function compareVersions(a: string, b: string): number {
   const ra = rank(a);
   const rb = rank(b);
   for (let i = 0; i < 3; i++) if (ra[i] !== rb[i]) return (rb[i] as number) - (ra[i] as number);
-  return ra[0] === 0 ? String(ra[3]).localeCompare(String(rb[3])) : ((rb[3] as number) - (ra[3] as number));
+  return ra[0] === 0 ? String(ra[3]).localeCompare(String(rb[3])) : (rb[3] as number) - (ra[3] as number);
 }
 
 interface Subresource {

@@ -17,7 +17,11 @@ export function parseMediaType(text: string): MediaType {
   const params: Record<string, string> = {};
   for (const p of rest) {
     const eq = p.indexOf("=");
-    if (eq > 0) params[p.slice(0, eq).trim().toLowerCase()] = p.slice(eq + 1).trim().replace(/^"|"$/g, "");
+    if (eq > 0)
+      params[p.slice(0, eq).trim().toLowerCase()] = p
+        .slice(eq + 1)
+        .trim()
+        .replace(/^"|"$/g, "");
   }
   return { type: type.toLowerCase(), params };
 }
@@ -67,7 +71,9 @@ export function parseBody(text: string, contentType: string | undefined): Parsed
     return yaml ? parseYamlBody(text) : { value: decodeJson(text), duplicates: findDuplicateFields(text) };
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e;
-    throw errors.badRequest(yaml ? `error converting YAML to JSON: ${e.message}` : `couldn't get version/kind; json parse error: ${e.message}`);
+    throw errors.badRequest(
+      yaml ? `error converting YAML to JSON: ${e.message}` : `couldn't get version/kind; json parse error: ${e.message}`,
+    );
   }
 }
 

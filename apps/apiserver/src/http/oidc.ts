@@ -1,12 +1,6 @@
 // OpenID Connect discovery of the service account issuer, served as Kubernetes serves it
 // (ServiceAccountIssuerDiscovery): `/.well-known/openid-configuration` and `/openid/v1/jwks`.
-import {
-  DISCOVERY_CACHE_CONTROL,
-  JWKS_CONTENT_TYPE,
-  JWKS_PATH,
-  OPENID_CONFIGURATION_PATH,
-  type ServiceAccountTokens,
-} from "@orch/tokens";
+import { DISCOVERY_CACHE_CONTROL, JWKS_CONTENT_TYPE, JWKS_PATH, OPENID_CONFIGURATION_PATH, type ServiceAccountTokens } from "@orch/tokens";
 import type { Logger } from "@orch/log";
 
 export { JWKS_PATH };

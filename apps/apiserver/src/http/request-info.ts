@@ -2,15 +2,7 @@
 // does: /api/v1/... and /apis/<group>/<version>/..., optionally under /namespaces/<ns>/.
 import { errors, goQuote } from "@orch/machinery";
 
-export type RequestVerb =
-  | "get"
-  | "list"
-  | "watch"
-  | "create"
-  | "update"
-  | "patch"
-  | "delete"
-  | "deletecollection";
+export type RequestVerb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 
 export interface ResourceRequest {
   group: string;
@@ -36,7 +28,10 @@ function unescapeSegment(segment: string): string {
 
 /** Returns undefined for paths that are not resource requests (discovery, health). */
 export function resourceRequest(method: string, path: string, watch: boolean): ResourceRequest | undefined {
-  const parts = path.split("/").filter((p) => p !== "").map(unescapeSegment);
+  const parts = path
+    .split("/")
+    .filter((p) => p !== "")
+    .map(unescapeSegment);
   let group: string;
   let version: string;
   let rest: string[];

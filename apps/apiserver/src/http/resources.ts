@@ -71,7 +71,8 @@ const BOOL = (v: string | null) => (v === null ? undefined : v === "true" || v =
 function int(query: URLSearchParams, name: string): number | undefined {
   const v = query.get(name);
   if (v === null || v === "") return undefined;
-  if (!/^-?\d+$/.test(v)) throw errors.badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
+  if (!/^-?\d+$/.test(v))
+    throw errors.badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
   return Number(v);
 }
 
@@ -212,7 +213,11 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
           return ok(200, toTable(kind, parseObjects(result.items), listMeta, format.includeObject));
         }
         if (format.as) {
-          const items = parseObjects(result.items).map((o) => ({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: o.metadata }));
+          const items = parseObjects(result.items).map((o) => ({
+            kind: "PartialObjectMetadata",
+            apiVersion: "meta.k8s.io/v1",
+            metadata: o.metadata,
+          }));
           return ok(200, { kind: "PartialObjectMetadataList", apiVersion: "meta.k8s.io/v1", metadata: listMeta, items });
         }
         const head = JSON.stringify({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata: listMeta });
@@ -230,7 +235,9 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
         const options = writeOptions(req, "UpdateOptions");
         const body = await readObjectBody(req, kind);
         const decoded = store.decode(body, ctx, options);
-        const result = await store.update(namespace, info.name, info.subresource || undefined, ctx, options, () => structuredClone(decoded));
+        const result = await store.update(namespace, info.name, info.subresource || undefined, ctx, options, () =>
+          structuredClone(decoded),
+        );
         return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
       }
       case "patch": {
@@ -265,8 +272,7 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
 }
 
 /** What Kubernetes answers for a method it installed no route for. */
-const methodNotAllowed = () =>
-  failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {});
+const methodNotAllowed = () => failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {});
 
 /** Whether Kubernetes would have a route for this verb on this path: collection, object or subresource. */
 function routed(kind: KindDefinition, info: ResourceRequest): boolean {
@@ -345,7 +351,13 @@ async function readPatch(req: IncomingRequest, kind: KindDefinition, shape: Shap
   // Custom resources take no strategic merge patch (415), as Kubernetes' custom resource handler.
   const strategic = kind.custom ? undefined : (target: unknown, patch: unknown) => applyStrategicMergePatch(target, patch, shape);
   const apply =
-    type === patchTypes.merge ? applyMergePatch : type === patchTypes.json ? applyJsonPatch : type === patchTypes.strategic ? strategic : undefined;
+    type === patchTypes.merge
+      ? applyMergePatch
+      : type === patchTypes.json
+        ? applyJsonPatch
+        : type === patchTypes.strategic
+          ? strategic
+          : undefined;
   if (!apply) {
     const accepted = kind.custom ? [patchTypes.json, patchTypes.merge] : [patchTypes.json, patchTypes.merge, patchTypes.strategic];
     throw errors.unsupportedMediaType([...accepted, patchTypes.apply]);

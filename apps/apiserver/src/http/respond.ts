@@ -16,7 +16,10 @@ export function respond(
 ): Response {
   const headers = new Headers({ "Content-Type": format.type });
   for (const w of new Set(warnings)) headers.append("Warning", warningHeader(w));
-  const text = typeof body === "string" && format.type === JSON_TYPE && !pretty ? body : serialize(typeof body === "string" ? JSON.parse(body) : body, format, pretty);
+  const text =
+    typeof body === "string" && format.type === JSON_TYPE && !pretty
+      ? body
+      : serialize(typeof body === "string" ? JSON.parse(body) : body, format, pretty);
   return new Response(text, { status, headers });
 }
 

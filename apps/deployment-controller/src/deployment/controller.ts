@@ -10,7 +10,16 @@ import { type LabelSelector, jsonEqual, labelSelectorFromObject, labelSelectorIs
 import { NAMESPACE_INDEX } from "../indexes.js";
 import { claim, controllerRefOf, newControllerRef } from "../ownership.js";
 import { POD_TEMPLATE_HASH_LABEL, type WellKnownNames, deploymentsResource, replicaSetsResource } from "../resources.js";
-import { Reason, getCondition, newCondition, rolloutStatus, calculateStatus, setCondition, untilProgressDeadline, deploymentComplete } from "./status.js";
+import {
+  Reason,
+  getCondition,
+  newCondition,
+  rolloutStatus,
+  calculateStatus,
+  setCondition,
+  untilProgressDeadline,
+  deploymentComplete,
+} from "./status.js";
 import {
   actualReplicas,
   activeReplicaSets,
@@ -194,7 +203,13 @@ class DeploymentSync {
       deploymentsResource,
       this.d.metadata.name ?? "",
       // Preconditions: the deployment this sync read.
-      { metadata: { uid: this.d.metadata.uid, resourceVersion: this.stored.metadata.resourceVersion, annotations: { [this.names.revision]: revision } } },
+      {
+        metadata: {
+          uid: this.d.metadata.uid,
+          resourceVersion: this.stored.metadata.resourceVersion,
+          annotations: { [this.names.revision]: revision },
+        },
+      },
       { namespace: this.d.metadata.namespace, subresource: "status" },
     );
     this.d.metadata.annotations = { ...this.stored.metadata.annotations };
@@ -223,7 +238,10 @@ class DeploymentSync {
   // ---- replica sets ------------------------------------------------------------------------------
 
   /** getAllReplicaSetsAndSyncRevision. */
-  private async replicaSetsAndRevision(rsList: ReplicaSet[], createIfMissing: boolean): Promise<{ newRS?: ReplicaSet; oldRSs: ReplicaSet[] }> {
+  private async replicaSetsAndRevision(
+    rsList: ReplicaSet[],
+    createIfMissing: boolean,
+  ): Promise<{ newRS?: ReplicaSet; oldRSs: ReplicaSet[] }> {
     const { allOld } = findOldReplicaSets(this.d, rsList);
     const newRS = await this.newReplicaSet(rsList, allOld, createIfMissing);
     return { newRS, oldRSs: allOld };
@@ -247,7 +265,10 @@ class DeploymentSync {
       await this.setDeploymentRevision(copy.metadata.annotations?.[this.names.revision] ?? "");
       if (hasProgressDeadline(d) && !getCondition(d.status, "Progressing")) {
         d.status ??= {};
-        setCondition(d.status, newCondition("Progressing", "True", Reason.foundNewReplicaSet, `Found new replica set "${copy.metadata.name}"`, this.now));
+        setCondition(
+          d.status,
+          newCondition("Progressing", "True", Reason.foundNewReplicaSet, `Found new replica set "${copy.metadata.name}"`, this.now),
+        );
         await this.updateStatus();
       }
       return copy;
@@ -310,7 +331,10 @@ class DeploymentSync {
     await this.setDeploymentRevision(String(newRevision));
     if (!alreadyExisted && hasProgressDeadline(d)) {
       d.status ??= {};
-      setCondition(d.status, newCondition("Progressing", "True", Reason.newReplicaSetCreated, `Created new replica set "${created.metadata.name}"`, this.now));
+      setCondition(
+        d.status,
+        newCondition("Progressing", "True", Reason.newReplicaSetCreated, `Created new replica set "${created.metadata.name}"`, this.now),
+      );
       await this.updateStatus();
     }
     return created;
@@ -325,7 +349,8 @@ class DeploymentSync {
     if (excess <= 0) return;
     cleanable.sort(byRevision(this.names));
     for (const rs of cleanable.slice(0, excess)) {
-      const stillScaling = (rs.status?.replicas ?? 0) !== 0 || replicasOf(rs) !== 0 || (rs.metadata.generation ?? 0) > (rs.status?.observedGeneration ?? 0);
+      const stillScaling =
+        (rs.status?.replicas ?? 0) !== 0 || replicasOf(rs) !== 0 || (rs.metadata.generation ?? 0) > (rs.status?.observedGeneration ?? 0);
       if (stillScaling) continue;
       try {
         await this.client.delete(replicaSetsResource, rs.metadata.name ?? "", { namespace: rs.metadata.namespace });
@@ -348,7 +373,8 @@ class DeploymentSync {
     const pausedReported = condition?.reason === Reason.paused;
     let next: ReturnType<typeof newCondition> | undefined;
     if (d.spec.paused && !pausedReported) next = newCondition("Progressing", "Unknown", Reason.paused, "Deployment is paused", this.now);
-    else if (!d.spec.paused && pausedReported) next = newCondition("Progressing", "Unknown", Reason.resumed, "Deployment is resumed", this.now);
+    else if (!d.spec.paused && pausedReported)
+      next = newCondition("Progressing", "Unknown", Reason.resumed, "Deployment is resumed", this.now);
     if (!next) return;
     d.status ??= {};
     setCondition(d.status, next);

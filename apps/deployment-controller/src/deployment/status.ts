@@ -23,7 +23,13 @@ export const Reason = {
   minimumReplicasUnavailable: "MinimumReplicasUnavailable",
 } as const;
 
-export function newCondition(type: string, status: "True" | "False" | "Unknown", reason: string, message: string, now: number): DeploymentCondition {
+export function newCondition(
+  type: string,
+  status: "True" | "False" | "Unknown",
+  reason: string,
+  message: string,
+  now: number,
+): DeploymentCondition {
   const time = rfc3339(new Date(now));
   return { type, status, lastUpdateTime: time, lastTransitionTime: time, reason, message };
 }
@@ -51,13 +57,22 @@ export function removeCondition(status: DeploymentStatus, type: string): void {
 }
 
 /** Kubernetes writes these counts with omitempty: a zero is absent. */
-function count(status: DeploymentStatus, field: "observedGeneration" | "replicas" | "updatedReplicas" | "readyReplicas" | "availableReplicas" | "unavailableReplicas", value: number): void {
+function count(
+  status: DeploymentStatus,
+  field: "observedGeneration" | "replicas" | "updatedReplicas" | "readyReplicas" | "availableReplicas" | "unavailableReplicas",
+  value: number,
+): void {
   if (value) status[field] = value;
   else delete status[field];
 }
 
 /** calculateStatus: the counts of all replica sets, and `Available` from replicas - maxUnavailable. */
-export function calculateStatus(allRSs: readonly ReplicaSet[], newRS: ReplicaSet | undefined, d: Deployment, now: number): DeploymentStatus {
+export function calculateStatus(
+  allRSs: readonly ReplicaSet[],
+  newRS: ReplicaSet | undefined,
+  d: Deployment,
+  now: number,
+): DeploymentStatus {
   const available = availableReplicas(allRSs);
   const unavailable = Math.max(0, specReplicas(allRSs) - available);
   const status: DeploymentStatus = {};
@@ -72,7 +87,10 @@ export function calculateStatus(allRSs: readonly ReplicaSet[], newRS: ReplicaSet
   if (available >= replicasOf(d) - maxUnavailable(d)) {
     setCondition(status, newCondition("Available", "True", Reason.minimumReplicasAvailable, "Deployment has minimum availability.", now));
   } else {
-    setCondition(status, newCondition("Available", "False", Reason.minimumReplicasUnavailable, "Deployment does not have minimum availability.", now));
+    setCondition(
+      status,
+      newCondition("Available", "False", Reason.minimumReplicasUnavailable, "Deployment does not have minimum availability.", now),
+    );
   }
   return status;
 }
@@ -93,7 +111,11 @@ export function deploymentProgressing(d: Deployment, status: DeploymentStatus): 
   const old = d.status ?? {};
   const oldOld = (old.replicas ?? 0) - (old.updatedReplicas ?? 0);
   const newOld = (status.replicas ?? 0) - (status.updatedReplicas ?? 0);
-  return (status.updatedReplicas ?? 0) > (old.updatedReplicas ?? 0) || newOld < oldOld || (status.availableReplicas ?? 0) > (old.availableReplicas ?? 0);
+  return (
+    (status.updatedReplicas ?? 0) > (old.updatedReplicas ?? 0) ||
+    newOld < oldOld ||
+    (status.availableReplicas ?? 0) > (old.availableReplicas ?? 0)
+  );
 }
 
 /** DeploymentTimedOut: no progress reported for progressDeadlineSeconds (or already reported as timed out). */
@@ -118,7 +140,10 @@ export function rolloutStatus(allRSs: readonly ReplicaSet[], newRS: ReplicaSet |
   if (hasProgressDeadline(d) && !complete) {
     const subject = newRS ? `ReplicaSet "${newRS.metadata.name}"` : `Deployment "${d.metadata.name}"`;
     if (deploymentComplete(d, status)) {
-      setCondition(status, newCondition("Progressing", "True", Reason.newReplicaSetAvailable, `${subject} has successfully progressed.`, now));
+      setCondition(
+        status,
+        newCondition("Progressing", "True", Reason.newReplicaSetAvailable, `${subject} has successfully progressed.`, now),
+      );
     } else if (deploymentProgressing(d, status)) {
       const condition = newCondition("Progressing", "True", Reason.replicaSetUpdated, `${subject} is progressing.`, now);
       if (current) {
@@ -134,7 +159,14 @@ export function rolloutStatus(allRSs: readonly ReplicaSet[], newRS: ReplicaSet |
   const failure = [newRS, ...allRSs].flatMap((rs) => rs?.status?.conditions ?? []).find((c) => c.type === "ReplicaFailure");
   if (failure) {
     const time = failure.lastTransitionTime;
-    setCondition(status, { type: failure.type, status: failure.status, lastTransitionTime: time, lastUpdateTime: time, reason: failure.reason, message: failure.message });
+    setCondition(status, {
+      type: failure.type,
+      status: failure.status,
+      lastTransitionTime: time,
+      lastUpdateTime: time,
+      reason: failure.reason,
+      message: failure.message,
+    });
   } else removeCondition(status, "ReplicaFailure");
   return status;
 }

@@ -60,8 +60,10 @@ export function maxUnavailable(d: Deployment): number {
 // ---- replica sets --------------------------------------------------------------------------------
 
 export const specReplicas = (rss: readonly (ReplicaSet | undefined)[]): number => rss.reduce((n, rs) => n + (rs ? replicasOf(rs) : 0), 0);
-export const actualReplicas = (rss: readonly (ReplicaSet | undefined)[]): number => rss.reduce((n, rs) => n + (rs?.status?.replicas ?? 0), 0);
-export const readyReplicas = (rss: readonly (ReplicaSet | undefined)[]): number => rss.reduce((n, rs) => n + (rs?.status?.readyReplicas ?? 0), 0);
+export const actualReplicas = (rss: readonly (ReplicaSet | undefined)[]): number =>
+  rss.reduce((n, rs) => n + (rs?.status?.replicas ?? 0), 0);
+export const readyReplicas = (rss: readonly (ReplicaSet | undefined)[]): number =>
+  rss.reduce((n, rs) => n + (rs?.status?.readyReplicas ?? 0), 0);
 export const availableReplicas = (rss: readonly (ReplicaSet | undefined)[]): number =>
   rss.reduce((n, rs) => n + (rs?.status?.availableReplicas ?? 0), 0);
 
@@ -215,7 +217,13 @@ function intAnnotation(rs: ReplicaSet, key: string): number | undefined {
  * (raised, never lowered; a raised one keeps the old in the revision history) and, for a replica set
  * about to be created, the replica annotations. True when something changed.
  */
-export function setNewReplicaSetAnnotations(d: Deployment, rs: ReplicaSet, newRevision: number, exists: boolean, names: WellKnownNames): boolean {
+export function setNewReplicaSetAnnotations(
+  d: Deployment,
+  rs: ReplicaSet,
+  newRevision: number,
+  exists: boolean,
+  names: WellKnownNames,
+): boolean {
   const annotations = (rs.metadata.annotations ??= {});
   let changed = false;
   for (const [k, v] of Object.entries(d.metadata.annotations ?? {})) {
@@ -296,7 +304,10 @@ export function maxScaledDown(d: Deployment, allRSs: readonly ReplicaSet[], newR
  * cleanupUnhealthyReplicas: old replica sets lose their unavailable replicas first (oldest sets
  * first, at most `limit` in all): removing those costs no availability.
  */
-export function cleanupUnhealthyReplicas(oldRSs: readonly ReplicaSet[], limit: number): { resizes: Resize[]; oldRSs: ReplicaSet[]; total: number } {
+export function cleanupUnhealthyReplicas(
+  oldRSs: readonly ReplicaSet[],
+  limit: number,
+): { resizes: Resize[]; oldRSs: ReplicaSet[]; total: number } {
   const sorted = [...oldRSs].sort(byCreation);
   const resizes: Resize[] = [];
   let total = 0;
@@ -318,7 +329,11 @@ export function cleanupUnhealthyReplicas(oldRSs: readonly ReplicaSet[], limit: n
  * scaleDownOldReplicaSetsForRollingUpdate: as many old replicas as are available beyond
  * `replicas - maxUnavailable`, oldest sets first.
  */
-export function scaleDownOldForRollingUpdate(d: Deployment, allRSs: readonly ReplicaSet[], oldRSs: readonly ReplicaSet[]): { resizes: Resize[]; total: number } {
+export function scaleDownOldForRollingUpdate(
+  d: Deployment,
+  allRSs: readonly ReplicaSet[],
+  oldRSs: readonly ReplicaSet[],
+): { resizes: Resize[]; total: number } {
   const minAvailable = replicasOf(d) - maxUnavailable(d);
   const available = availableReplicas(allRSs);
   if (available <= minAvailable) return { resizes: [], total: 0 };
@@ -358,7 +373,12 @@ export function replicaSetProportion(rs: ReplicaSet, d: Deployment, toAdd: numbe
  * The proportional part of `scale`: a deployment resized while several replica sets are active spreads
  * the difference over them by their share, leftovers to the largest. Returns the sizes to set.
  */
-export function proportionalSizes(d: Deployment, newRS: ReplicaSet | undefined, oldRSs: readonly ReplicaSet[], names: WellKnownNames): Resize[] {
+export function proportionalSizes(
+  d: Deployment,
+  newRS: ReplicaSet | undefined,
+  oldRSs: readonly ReplicaSet[],
+  names: WellKnownNames,
+): Resize[] {
   const all = activeReplicaSets([...oldRSs, newRS]);
   const allowed = replicasOf(d) > 0 ? replicasOf(d) + maxSurge(d) : 0;
   const toAdd = allowed - specReplicas(all);

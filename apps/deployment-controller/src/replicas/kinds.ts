@@ -28,7 +28,10 @@ export const replicationControllerKind: ReplicaKind<ReplicationController> = {
   replicas: (rc) => rc.spec.replicas ?? 1,
   minReadySeconds: (rc) => rc.spec.minReadySeconds ?? 0,
   // An RC without a selector selects nothing here: the apiserver defaults it from the template's labels.
-  selector: (rc) => (rc.spec.selector && Object.keys(rc.spec.selector).length > 0 ? labelSelectorFromSet(rc.spec.selector) : labelSelectorFromObject(undefined)),
+  selector: (rc) =>
+    rc.spec.selector && Object.keys(rc.spec.selector).length > 0
+      ? labelSelectorFromSet(rc.spec.selector)
+      : labelSelectorFromObject(undefined),
   template: (rc) => rc.spec.template,
   status: (rc) => (rc.status ?? {}) as ReplicaStatus,
   setStatus: (rc, status) => {

@@ -103,7 +103,10 @@ class ReplicaManager<T extends Owned> {
       const owner = this.owners.get(ref.name, namespace);
       return owner && owner.metadata.uid === ref.uid ? [keyOf(owner)] : [];
     }
-    return this.owners.byIndex(NAMESPACE_INDEX, namespace).filter((o) => this.selects(o, pod)).map(keyOf);
+    return this.owners
+      .byIndex(NAMESPACE_INDEX, namespace)
+      .filter((o) => this.selects(o, pod))
+      .map(keyOf);
   }
 
   private selects(owner: T, pod: Pod): boolean {

@@ -8,19 +8,7 @@
 import { rfc3339 } from "@orch/machinery";
 import * as v from "valibot";
 import { objectOf } from "../meta.js";
-import {
-  atomicList,
-  bool,
-  bytes,
-  float,
-  int32,
-  int64,
-  mapList,
-  mapOf,
-  opt,
-  rawJson,
-  str,
-} from "../schema.js";
+import { atomicList, bool, bytes, float, int32, int64, mapList, mapOf, opt, rawJson, str } from "../schema.js";
 import { ConditionFields, mapListReplacedOnPatch } from "./fields.js";
 import { listOf } from "./meta-list.js";
 
@@ -73,9 +61,7 @@ export type PrefixedExtensions<P extends ExtensionPrefix> = {
 };
 
 const prefixed = <P extends ExtensionPrefix>(prefix: P): PrefixedEntries<P> =>
-  Object.fromEntries(
-    Object.entries(extensionEntries).map(([name, schema]) => [`${prefix}-${name}`, schema]),
-  ) as PrefixedEntries<P>;
+  Object.fromEntries(Object.entries(extensionEntries).map(([name, schema]) => [`${prefix}-${name}`, schema])) as PrefixedEntries<P>;
 
 /** The non-recursive fields of JSONSchemaProps. */
 const scalarEntries = {
@@ -127,9 +113,7 @@ interface RecursiveFields<P extends ExtensionPrefix> {
 }
 
 /** A JSON Schema (draft 4 subset) node with the extension fields of naming profile P. */
-export type JSONSchemaProps<P extends ExtensionPrefix = ExtensionPrefix> = ScalarFields &
-  RecursiveFields<P> &
-  PrefixedExtensions<P>;
+export type JSONSchemaProps<P extends ExtensionPrefix = ExtensionPrefix> = ScalarFields & RecursiveFields<P> & PrefixedExtensions<P>;
 
 const jsonSchemaPropsEntries = <P extends ExtensionPrefix>(self: v.GenericSchema<JSONSchemaProps<P>>, prefix: P) => {
   const schemaList = atomicList(self);
@@ -157,8 +141,8 @@ type Decoded<P extends ExtensionPrefix> =
     ? v.InferOutput<v.ObjectSchema<E, undefined>>
     : never;
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-const profilesAgree: Same<Decoded<"x-kubernetes">, JSONSchemaProps<"x-kubernetes">> &
-  Same<Decoded<"x-orch">, JSONSchemaProps<"x-orch">> = true;
+const profilesAgree: Same<Decoded<"x-kubernetes">, JSONSchemaProps<"x-kubernetes">> & Same<Decoded<"x-orch">, JSONSchemaProps<"x-orch">> =
+  true;
 void profilesAgree;
 
 function jsonSchemaPropsFor<P extends ExtensionPrefix>(prefix: P): v.GenericSchema<JSONSchemaProps<P>> {
@@ -311,8 +295,7 @@ export const crdSchemas: { [P in ExtensionPrefix]: CrdSchemas<P> } = {
 };
 
 /** The CustomResourceDefinition schemas (and their parts) for a naming profile. */
-export const crdSchemaFor = <P extends ExtensionPrefix>(extensionPrefix: P): CrdSchemas<P> =>
-  crdSchemas[extensionPrefix] as CrdSchemas<P>;
+export const crdSchemaFor = <P extends ExtensionPrefix>(extensionPrefix: P): CrdSchemas<P> => crdSchemas[extensionPrefix] as CrdSchemas<P>;
 
 export type CustomResourceDefinition<P extends ExtensionPrefix = ExtensionPrefix> = v.InferOutput<
   CrdSchemas<P>["CustomResourceDefinition"]
@@ -354,7 +337,10 @@ export const crdConditionTrue = (crd: CustomResourceDefinition, type: string): b
  * SetCRDCondition: replaces the condition of that type (its transition time moves only when the status
  * changes) or appends it.
  */
-export function setCrdCondition(crd: CustomResourceDefinition, condition: Omit<CustomResourceDefinitionConditionValue, "lastTransitionTime">): void {
+export function setCrdCondition(
+  crd: CustomResourceDefinition,
+  condition: Omit<CustomResourceDefinitionConditionValue, "lastTransitionTime">,
+): void {
   crd.status ??= {};
   const conditions = (crd.status.conditions ??= []);
   const existing = conditions.find((c) => c.type === condition.type);

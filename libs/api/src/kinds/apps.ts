@@ -40,14 +40,7 @@ export const DeploymentSpec = v.object({
   progressDeadlineSeconds: opt(int32(), 600),
 });
 
-export const DeploymentCondition = v.pick(ConditionFields, [
-  "type",
-  "status",
-  "lastUpdateTime",
-  "lastTransitionTime",
-  "reason",
-  "message",
-]);
+export const DeploymentCondition = v.pick(ConditionFields, ["type", "status", "lastUpdateTime", "lastTransitionTime", "reason", "message"]);
 
 export const DeploymentStatus = v.object({
   observedGeneration: opt(int64()),
@@ -75,13 +68,7 @@ export const ReplicaSetSpec = v.object({
   template: opt(PodTemplateSpec, {}),
 });
 
-export const ReplicaSetCondition = v.pick(ConditionFields, [
-  "type",
-  "status",
-  "lastTransitionTime",
-  "reason",
-  "message",
-]);
+export const ReplicaSetCondition = v.pick(ConditionFields, ["type", "status", "lastTransitionTime", "reason", "message"]);
 
 export const ReplicaSetStatus = v.object({
   replicas: opt(int32(), 0),

@@ -10,21 +10,7 @@
 // - enum-typed strings stay `str()`: an unsupported value is a validation error, not a decode error.
 import * as v from "valibot";
 import { LabelSelector, LocalObjectReference, ObjectMeta, ObjectReference, objectOf } from "../meta.js";
-import {
-  atomicList,
-  bool,
-  bytes,
-  int32,
-  int64,
-  intOrString,
-  mapList,
-  mapOf,
-  opt,
-  quantity,
-  str,
-  stringMap,
-  time,
-} from "../schema.js";
+import { atomicList, bool, bytes, int32, int64, intOrString, mapList, mapOf, opt, quantity, str, stringMap, time } from "../schema.js";
 import {
   ConditionFields,
   atomicListMergedOnPatch,
@@ -1074,13 +1060,7 @@ export const ReplicationControllerSpec = v.object({
   template: opt(PodTemplateSpec),
 });
 
-export const ReplicationControllerCondition = v.pick(ConditionFields, [
-  "type",
-  "status",
-  "lastTransitionTime",
-  "reason",
-  "message",
-]);
+export const ReplicationControllerCondition = v.pick(ConditionFields, ["type", "status", "lastTransitionTime", "reason", "message"]);
 
 export const ReplicationControllerStatus = v.object({
   replicas: opt(int32(), 0),
@@ -1102,13 +1082,7 @@ export const NamespaceSpec = v.object({
   finalizers: opt(atomicList(str())),
 });
 
-export const NamespaceCondition = v.pick(ConditionFields, [
-  "type",
-  "status",
-  "lastTransitionTime",
-  "reason",
-  "message",
-]);
+export const NamespaceCondition = v.pick(ConditionFields, ["type", "status", "lastTransitionTime", "reason", "message"]);
 
 export const NamespaceStatus = v.object({
   phase: opt(str(), "Active"),

@@ -4,8 +4,7 @@ import * as v from "valibot";
 import { Condition } from "../meta.js";
 import { opt, time, type AnySchema, type ListSemantics } from "../schema.js";
 
-const list = <S extends AnySchema>(item: S, semantics: ListSemantics) =>
-  v.pipe(v.array(item), v.metadata(semantics));
+const list = <S extends AnySchema>(item: S, semantics: ListSemantics) => v.pipe(v.array(item), v.metadata(semantics));
 
 /** `+listType=map` with `patchStrategy=merge,retainKeys` (pod volumes, resource claims). */
 export const mapListRetainKeys = <S extends AnySchema>(item: S, keys: readonly [string, ...string[]]) =>
@@ -19,8 +18,7 @@ export const mapListReplacedOnPatch = <S extends AnySchema>(item: S, keys: reado
   list(item, { listType: "map", listMapKeys: keys, patchStrategy: "replace" });
 
 /** `+listType=set` without a `patchStrategy` tag: a set for apply, replaced whole by a strategic merge patch. */
-export const setListReplacedOnPatch = <S extends AnySchema>(item: S) =>
-  list(item, { listType: "set", patchStrategy: "replace" });
+export const setListReplacedOnPatch = <S extends AnySchema>(item: S) => list(item, { listType: "set", patchStrategy: "replace" });
 
 /** `+listType=atomic` that still declares `patchStrategy=merge` with a merge key (pod `status.hostIPs`). */
 export const atomicListMergedOnPatch = <S extends AnySchema>(item: S, mergeKey: string) =>

@@ -25,8 +25,6 @@ import { HttpWatchSource } from "./http-source.js";
 import type { EventSource, InformerOptions, InformerSink } from "./source.js";
 import { NatsEventSource } from "./nats-source.js";
 
-
-
 export interface EventHandlers<T> {
   onAdd?(obj: T): void | Promise<void>;
   /** Also called by resync with `old === obj`. */
@@ -44,8 +42,6 @@ export interface InformerStats {
   events: number;
   resyncs: number;
 }
-
-
 
 export class Informer<T extends KubeObject> {
   private readonly cache = new Cache<T>();
@@ -136,7 +132,10 @@ export class Informer<T extends KubeObject> {
   waitForSync(timeoutMs?: number): Promise<void> {
     if (this.synced) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
-      const timer = timeoutMs === undefined ? undefined : setTimeout(() => reject(new Error(`informer for ${this.options.ref.plural} not synced within ${timeoutMs} ms`)), timeoutMs);
+      const timer =
+        timeoutMs === undefined
+          ? undefined
+          : setTimeout(() => reject(new Error(`informer for ${this.options.ref.plural} not synced within ${timeoutMs} ms`)), timeoutMs);
       this.syncWaiters.push(() => {
         clearTimeout(timer);
         resolve();
@@ -278,7 +277,10 @@ export class Informer<T extends KubeObject> {
 
   private report(e: unknown): void {
     if (this.options.onError) this.options.onError(e);
-    else (informerLog ??= createLogger("informer")).warn(`informer ${this.options.ref.plural}`, { error: e instanceof Error ? e.message : String(e) });
+    else
+      (informerLog ??= createLogger("informer")).warn(`informer ${this.options.ref.plural}`, {
+        error: e instanceof Error ? e.message : String(e),
+      });
   }
 
   private sleep(ms: number): Promise<void> {

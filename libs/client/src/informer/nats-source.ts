@@ -198,7 +198,10 @@ export class NatsEventSource<T extends KubeObject> implements EventSource<T> {
           const name = position.consumer;
           consumer = { name, api: await s.link.request(signal, () => s.js.consumers.get(this.stream, name)) };
         }
-        const messages = await consumer.api.fetch({ max_messages: this.nats.batch ?? 256, expires: Math.max(1000, this.nats.fetchExpiresMs ?? 5000) });
+        const messages = await consumer.api.fetch({
+          max_messages: this.nats.batch ?? 256,
+          expires: Math.max(1000, this.nats.fetchExpiresMs ?? 5000),
+        });
         this.fetching = messages;
         try {
           for await (const m of messages) await this.take(m, s.sink, position);
@@ -363,12 +366,18 @@ function within(ms: number, promise: Promise<unknown>): Promise<void> {
  */
 function abortable<R>(promise: Promise<R>, signal: AbortSignal, dispose?: (value: R) => void): Promise<R> {
   if (signal.aborted) {
-    promise.then((v) => dispose?.(v), () => undefined);
+    promise.then(
+      (v) => dispose?.(v),
+      () => undefined,
+    );
     return Promise.reject(new Error("informer stopped"));
   }
   return new Promise<R>((resolve, reject) => {
     const onAbort = () => {
-      promise.then((v) => dispose?.(v), () => undefined);
+      promise.then(
+        (v) => dispose?.(v),
+        () => undefined,
+      );
       reject(new Error("informer stopped"));
     };
     signal.addEventListener("abort", onAbort, { once: true });

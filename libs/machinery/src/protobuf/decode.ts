@@ -133,8 +133,7 @@ function decodeFields(bytes: Uint8Array, spec: MessageSpec, path: string, unknow
 const mergeMessage = (bytes: Uint8Array, name: string, where: string, unknown: string[], into: JsonObject) =>
   decodeMessage(bytes, messageSpec(name), where, unknown, into);
 
-const isObject = (value: unknown): value is JsonObject =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is JsonObject => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Zero scalars, which `omitempty` drops. Structs (messages, IntOrString, Quantity) it never drops. */
 const isOmittedZero = (value: unknown, type: ValueType): boolean =>
@@ -184,14 +183,7 @@ function readScalar(reader: WireReader, wireType: number, type: Scalar, where: s
   }
 }
 
-function readRepeated(
-  reader: WireReader,
-  wireType: number,
-  type: ValueType,
-  where: string,
-  unknown: string[],
-  list: unknown[],
-) {
+function readRepeated(reader: WireReader, wireType: number, type: ValueType, where: string, unknown: string[], list: unknown[]) {
   if (type.kind === "scalar" && wireType === WireType.bytes && scalarWireType[type.type] !== WireType.bytes) {
     // Packed encoding of numbers and booleans (which Kubernetes' encoder does not use, but proto2 readers accept).
     const packed = new WireReader(reader.bytesField());
@@ -325,5 +317,4 @@ function skipUnknown(reader: WireReader, tag: { field: number; wireType: number 
 
 const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const utf8 = (bytes: Uint8Array): string => decoder.decode(bytes);
-const base64 = (bytes: Uint8Array): string =>
-  Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
+const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");

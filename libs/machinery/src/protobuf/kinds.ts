@@ -22,12 +22,7 @@ export const protobufKinds: Readonly<Record<string, readonly string[]>> = {
   v1: ["ConfigMap", "Event", "Namespace", "Pod", "ResourceQuota", "Secret", "Service", "ServiceAccount"],
   "apps/v1": ["Deployment"],
   "authentication.k8s.io/v1": ["SelfSubjectReview", "TokenRequest", "TokenReview"],
-  "authorization.k8s.io/v1": [
-    "LocalSubjectAccessReview",
-    "SelfSubjectAccessReview",
-    "SelfSubjectRulesReview",
-    "SubjectAccessReview",
-  ],
+  "authorization.k8s.io/v1": ["LocalSubjectAccessReview", "SelfSubjectAccessReview", "SelfSubjectRulesReview", "SubjectAccessReview"],
   "batch/v1": ["CronJob", "Job"],
   "certificates.k8s.io/v1": ["CertificateSigningRequest"],
   "coordination.k8s.io/v1": ["Lease"],

@@ -82,7 +82,13 @@ export function compileMessages(tables: readonly MessageTable[]): ReadonlyMap<st
   for (const table of tables) {
     for (const [name, text] of Object.entries(table)) {
       if (parsed.has(name)) throw new Error(`message ${name} is defined twice`);
-      parsed.set(name, text.trim().split(/\s+/).map((token) => parseField(token, name)));
+      parsed.set(
+        name,
+        text
+          .trim()
+          .split(/\s+/)
+          .map((token) => parseField(token, name)),
+      );
     }
   }
   const orders = new Map<string, string[]>();

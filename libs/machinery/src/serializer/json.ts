@@ -170,4 +170,3 @@ function goSyntaxError(text: string): string {
     return (e as Error).message;
   }
 }
-

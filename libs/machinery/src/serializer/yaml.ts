@@ -128,7 +128,16 @@ class Converter {
     const value: Container = isSeq(node) ? [] : {};
     assign(value);
     this.open.add(anchored);
-    this.stack.push({ node: anchored, value, items: node.items, next: 0, path, depth: depth + 1, aliases, keys: isMap(node) ? new Set() : undefined });
+    this.stack.push({
+      node: anchored,
+      value,
+      items: node.items,
+      next: 0,
+      path,
+      depth: depth + 1,
+      aliases,
+      keys: isMap(node) ? new Set() : undefined,
+    });
   }
 
   /** A mapping key as a JSON object key: scalars as text, as sigs.k8s.io/yaml writes them. */

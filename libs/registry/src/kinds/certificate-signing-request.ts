@@ -62,7 +62,8 @@ function optionsFor(csr: Csr, old: Csr | undefined, profile: NamingProfile): Opt
     allowEmptyConditionType: oldTypes.includes(""),
     // An update that leaves the certificate alone is not re-parsed.
     allowArbitraryCertificate:
-      old !== undefined && (sameBytes(csr.status?.certificate, old.status?.certificate) || certificateError(old.status?.certificate) !== undefined),
+      old !== undefined &&
+      (sameBytes(csr.status?.certificate, old.status?.certificate) || certificateError(old.status?.certificate) !== undefined),
     allowUnknownUsages: oldUsages.some((u) => !VALID_USAGES.includes(u)),
     allowDuplicateUsages: hasDuplicates(oldUsages),
   };
@@ -120,7 +121,11 @@ function validateCsr(csr: Csr, o: Options, profile: NamingProfile, request: Pars
   }
   if (spec.expirationSeconds !== undefined && spec.expirationSeconds < 600) {
     errs.push(
-      fieldError.invalid(SPEC.child("expirationSeconds"), spec.expirationSeconds, "may not specify a duration less than 600 seconds (10 minutes)"),
+      fieldError.invalid(
+        SPEC.child("expirationSeconds"),
+        spec.expirationSeconds,
+        "may not specify a duration less than 600 seconds (10 minutes)",
+      ),
     );
   }
   errs.push(...validateConditions(csr, o));
@@ -230,7 +235,10 @@ const main: Strategy = {
   validate(obj, ctx) {
     const csr = csrOf(obj);
     const request = parseRequest(csr.spec.request);
-    return [...validateCsr(csr, optionsFor(csr, undefined, ctx.profile), ctx.profile, request), ...validateForSigner(csr, request, ctx.profile)];
+    return [
+      ...validateCsr(csr, optionsFor(csr, undefined, ctx.profile), ctx.profile, request),
+      ...validateForSigner(csr, request, ctx.profile),
+    ];
   },
   validateUpdate: (obj, old, ctx) =>
     validateCsrUpdate(csrOf(obj), csrOf(old), optionsFor(csrOf(obj), csrOf(old), ctx.profile), ctx.profile),

@@ -57,7 +57,11 @@ const pemText = (bytes: Buffer): string => bytes.toString("latin1");
 // ---- a CertificateSigningRequest's request (spec.request) -------------------------------------------
 
 // CheckSignature's error, by key type (crypto/rsa's ErrVerification for RSA).
-const signatureFailure = { RSA: "crypto/rsa: verification error", ECDSA: "x509: ECDSA verification failure", Ed25519: "x509: Ed25519 verification failure" };
+const signatureFailure = {
+  RSA: "crypto/rsa: verification error",
+  ECDSA: "x509: ECDSA verification failure",
+  Ed25519: "x509: Ed25519 verification failure",
+};
 
 /** ParseCSR + CheckSignature: the first PEM block must be a CERTIFICATE REQUEST signed by its own key. */
 export function parseRequest(base64: string): { csr: ParsedCertificateRequest } | { error: string } {

@@ -68,7 +68,8 @@ export function validateInitContainers(
     if (c.restartPolicy === "Always") errs.push(...validateLifecycleAndProbes(c, ctx, at));
     else {
       for (const f of ["lifecycle", "livenessProbe", "readinessProbe", "startupProbe"] as const) {
-        if (c[f] !== undefined) errs.push(fieldError.forbidden(at.child(f), "may not be set for init containers without restartPolicy=Always"));
+        if (c[f] !== undefined)
+          errs.push(fieldError.forbidden(at.child(f), "may not be set for init containers without restartPolicy=Always"));
       }
     }
   });
@@ -94,7 +95,8 @@ function validateContainerCommon(c: Container, ctx: ContainerContext, path: Fiel
   if (sc) {
     for (const f of ["runAsUser", "runAsGroup"] as const) {
       const id = sc[f];
-      if (id !== undefined && (id < 0 || id > MAX_INT32)) errs.push(fieldError.invalid(path.child("securityContext", f), id, inclusiveRangeError(0, MAX_INT32)));
+      if (id !== undefined && (id < 0 || id > MAX_INT32))
+        errs.push(fieldError.invalid(path.child("securityContext", f), id, inclusiveRangeError(0, MAX_INT32)));
     }
     errs.push(...validateSeccompProfile(sc.seccompProfile, path.child("securityContext", "seccompProfile")));
   }
@@ -137,17 +139,40 @@ function validateContainerPorts(ports: readonly ContainerPort[], path: FieldPath
 }
 
 const ENV_FIELD_PATHS = [
-  "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName",
-  "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs",
+  "metadata.name",
+  "metadata.namespace",
+  "metadata.uid",
+  "spec.nodeName",
+  "spec.serviceAccountName",
+  "status.hostIP",
+  "status.hostIPs",
+  "status.podIP",
+  "status.podIPs",
 ];
 /** What ConvertDownwardAPIFieldLabel accepts for v1 pods. */
 const DOWNWARD_LABELS = new Set([
-  "metadata.annotations", "metadata.labels", "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName",
-  "spec.restartPolicy", "spec.serviceAccountName", "spec.schedulerName", "status.phase", "status.hostIP",
-  "status.hostIPs", "status.podIP", "status.podIPs",
+  "metadata.annotations",
+  "metadata.labels",
+  "metadata.name",
+  "metadata.namespace",
+  "metadata.uid",
+  "spec.nodeName",
+  "spec.restartPolicy",
+  "spec.serviceAccountName",
+  "spec.schedulerName",
+  "status.phase",
+  "status.hostIP",
+  "status.hostIPs",
+  "status.podIP",
+  "status.podIPs",
 ]);
 const RESOURCE_FIELD_PATHS = [
-  "limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", "requests.ephemeral-storage", "requests.memory",
+  "limits.cpu",
+  "limits.ephemeral-storage",
+  "limits.memory",
+  "requests.cpu",
+  "requests.ephemeral-storage",
+  "requests.memory",
 ];
 
 /** ValidateEnv: names (relaxed rules), and at most one value source. */
@@ -237,7 +262,9 @@ function validateObjectFieldSelector(ref: { apiVersion: string; fieldPath: strin
     if (base === "metadata.labels") return qualifiedName(key, path);
     return [fieldError.invalid(path, base, "does not support subscript")];
   }
-  return ENV_FIELD_PATHS.includes(converted.path) ? [] : [fieldError.notSupported(path.child("fieldPath"), converted.path, ENV_FIELD_PATHS)];
+  return ENV_FIELD_PATHS.includes(converted.path)
+    ? []
+    : [fieldError.notSupported(path.child("fieldPath"), converted.path, ENV_FIELD_PATHS)];
 }
 
 function validateKeySelector(ref: { name?: string; key: string }, path: FieldPath): FieldError[] {
@@ -297,14 +324,16 @@ function validateVolumeMounts(
     if (mountPoints.has(m.mountPath)) errs.push(fieldError.invalid(at.child("mountPath"), m.mountPath, "must be unique"));
     mountPoints.add(m.mountPath);
     if (deviceNames.has(m.name)) errs.push(fieldError.invalid(at.child("name"), m.name, "must not already exist in volumeDevices"));
-    if (devicePaths.has(m.mountPath)) errs.push(fieldError.invalid(at.child("mountPath"), m.mountPath, "must not already exist as a path in volumeDevices"));
+    if (devicePaths.has(m.mountPath))
+      errs.push(fieldError.invalid(at.child("mountPath"), m.mountPath, "must not already exist as a path in volumeDevices"));
     if (volumes.get(m.name)?.image) {
       if (m.subPath) errs.push(fieldError.invalid(at.child("subPath"), m.subPath, "not allowed in image volume sources"));
       if (m.subPathExpr) errs.push(fieldError.invalid(at.child("subPathExpr"), m.subPathExpr, "not allowed in image volume sources"));
     }
     if (m.subPath) errs.push(...localDescendingPath(m.subPath, path.child("subPath")));
     if (m.subPathExpr) {
-      if (m.subPath) errs.push(fieldError.invalid(at.child("subPathExpr"), m.subPathExpr, "subPathExpr and subPath are mutually exclusive"));
+      if (m.subPath)
+        errs.push(fieldError.invalid(at.child("subPathExpr"), m.subPathExpr, "subPathExpr and subPath are mutually exclusive"));
       errs.push(...localDescendingPath(m.subPathExpr, path.child("subPathExpr")));
     }
   });
@@ -329,7 +358,13 @@ function validateVolumeDevices(
     if (!d.name) errs.push(fieldError.required(at.child("name")));
     if (names.has(d.name)) errs.push(fieldError.invalid(at.child("name"), d.name, "must be unique"));
     if (vol && !vol.persistentVolumeClaim && !vol.ephemeral) {
-      errs.push(fieldError.invalid(at.child("name"), d.name, "can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode"));
+      errs.push(
+        fieldError.invalid(
+          at.child("name"),
+          d.name,
+          "can only use volume source type of PersistentVolumeClaim or Ephemeral for block mode",
+        ),
+      );
     }
     if (!vol) errs.push(fieldError.notFound(at.child("name"), d.name));
     if (!d.devicePath) errs.push(fieldError.required(at.child("devicePath")));
@@ -338,7 +373,8 @@ function validateVolumeDevices(
       errs.push(fieldError.invalid(at.child("devicePath"), d.devicePath, "can not contain backsteps ('..')"));
     } else paths.add(d.devicePath);
     if (mountNames.has(d.name)) errs.push(fieldError.invalid(at.child("name"), d.name, "must not already exist in volumeMounts"));
-    if (mountPaths.has(d.devicePath)) errs.push(fieldError.invalid(at.child("devicePath"), d.devicePath, "must not already exist as a path in volumeMounts"));
+    if (mountPaths.has(d.devicePath))
+      errs.push(fieldError.invalid(at.child("devicePath"), d.devicePath, "must not already exist as a path in volumeMounts"));
     if (d.name) names.add(d.name);
   });
   return errs;
@@ -366,7 +402,6 @@ function validateResizePolicy(
   return errs;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Probes and lifecycle handlers
 // ---------------------------------------------------------------------------------------------
@@ -384,7 +419,13 @@ function validateLifecycleAndProbes(c: Container, ctx: ContainerContext, path: F
       errs.push(fieldError.invalid(at.child("successThreshold"), probe.successThreshold, "must be 1"));
     }
     if (kind === "readinessProbe" && probe.terminationGracePeriodSeconds !== undefined) {
-      errs.push(fieldError.invalid(at.child("terminationGracePeriodSeconds"), probe.terminationGracePeriodSeconds, "must not be set for readinessProbes"));
+      errs.push(
+        fieldError.invalid(
+          at.child("terminationGracePeriodSeconds"),
+          probe.terminationGracePeriodSeconds,
+          "must not be set for readinessProbes",
+        ),
+      );
     }
   }
   return errs;
@@ -396,7 +437,8 @@ function validateProbe(probe: Probe, grace: number | undefined, path: FieldPath)
     errs.push(...nonNegative(probe[f], path.child(f)));
   }
   const tgps = probe.terminationGracePeriodSeconds;
-  if (tgps !== undefined && tgps <= 0) errs.push(fieldError.invalid(path.child("terminationGracePeriodSeconds"), tgps, "must be greater than 0"));
+  if (tgps !== undefined && tgps <= 0)
+    errs.push(fieldError.invalid(path.child("terminationGracePeriodSeconds"), tgps, "must be greater than 0"));
   return errs;
 }
 
@@ -423,7 +465,13 @@ function validateHandler(h: ProbeHandler, grace: number | undefined, path: Field
       ...(get.httpHeaders ?? []).flatMap((header) =>
         /^[-A-Za-z0-9]+$/.test(header.name)
           ? []
-          : [fieldError.invalid(at.child("httpHeaders"), header.name, regexError("a valid HTTP header must consist of alphanumeric characters or '-'", "[-A-Za-z0-9]+", "X-Header-Name"))],
+          : [
+              fieldError.invalid(
+                at.child("httpHeaders"),
+                header.name,
+                regexError("a valid HTTP header must consist of alphanumeric characters or '-'", "[-A-Za-z0-9]+", "X-Header-Name"),
+              ),
+            ],
       ),
     ]);
   }

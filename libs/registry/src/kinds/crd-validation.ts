@@ -3,13 +3,7 @@
 // versions, structural schemas and their CEL rules, conversion, subresources, printer columns,
 // selectable fields, stored versions, and what an update may not change. Paths are Kubernetes' (its
 // internal types': `spec.conversion.webhookClientConfig`), extension names the profile's.
-import {
-  type CustomResourceDefinition,
-  type ExtensionPrefix,
-  type JSONSchemaProps,
-  type ObjectHeader,
-  schemaExtensions,
-} from "@orch/api";
+import { type CustomResourceDefinition, type ExtensionPrefix, type JSONSchemaProps, type ObjectHeader, schemaExtensions } from "@orch/api";
 import {
   type FieldError,
   FieldPath,
@@ -67,7 +61,8 @@ export function validateNames(names: Partial<Crd["spec"]["names"]>, at: FieldPat
     const problems = isDNS1035Label(short);
     if (problems.length) errs.push(fieldError.invalid(at.child("shortNames").index(i), short, problems.join(",")));
   });
-  if (names.kind && names.kind === names.listKind) errs.push(fieldError.invalid(at.child("listKind"), names.listKind, "kind and listKind may not be the same"));
+  if (names.kind && names.kind === names.listKind)
+    errs.push(fieldError.invalid(at.child("listKind"), names.listKind, "kind and listKind may not be the same"));
   (names.categories ?? []).forEach((category, i) => {
     const problems = isDNS1035Label(category);
     if (problems.length) errs.push(fieldError.invalid(at.child("categories").index(i), category, problems.join(",")));
@@ -76,7 +71,12 @@ export function validateNames(names: Partial<Crd["spec"]["names"]>, at: FieldPat
 }
 
 /** The structural-schema rules (schema/validation.go) and the unsupported JSON Schema features. */
-function validateSchemaNode(s: JSONSchemaProps, at: FieldPath, prefix: ExtensionPrefix, where: "root" | "property" | "items" | "additionalProperties"): FieldError[] {
+function validateSchemaNode(
+  s: JSONSchemaProps,
+  at: FieldPath,
+  prefix: ExtensionPrefix,
+  where: "root" | "property" | "items" | "additionalProperties",
+): FieldError[] {
   const errs: FieldError[] = [];
   const ext = schemaExtensions(s as JSONSchemaProps<typeof prefix>, prefix);
   const x = (name: string) => at.child(`${prefix}-${name}`);
@@ -87,31 +87,44 @@ function validateSchemaNode(s: JSONSchemaProps, at: FieldPath, prefix: Extension
     const detail = where === "items" ? "must not be empty for specified array items" : "must not be empty for specified object fields";
     errs.push(fieldError.required(at.child("type"), detail));
   }
-  if (ext["preserve-unknown-fields"] === false) errs.push(fieldError.invalid(x("preserve-unknown-fields"), false, "must be true or undefined"));
-  if (ext["embedded-resource"] && type !== "object") errs.push(fieldError.invalid(at.child("type"), type, `must be object if ${prefix}-embedded-resource is true`));
+  if (ext["preserve-unknown-fields"] === false)
+    errs.push(fieldError.invalid(x("preserve-unknown-fields"), false, "must be true or undefined"));
+  if (ext["embedded-resource"] && type !== "object")
+    errs.push(fieldError.invalid(at.child("type"), type, `must be object if ${prefix}-embedded-resource is true`));
   if (s.$ref) errs.push(fieldError.forbidden(at.child("$ref"), "$ref is not supported"));
-  if (s.definitions && Object.keys(s.definitions).length) errs.push(fieldError.forbidden(at.child("definitions"), "definitions are not supported"));
-  if (s.dependencies && Object.keys(s.dependencies).length) errs.push(fieldError.forbidden(at.child("dependencies"), "dependencies are not supported"));
+  if (s.definitions && Object.keys(s.definitions).length)
+    errs.push(fieldError.forbidden(at.child("definitions"), "definitions are not supported"));
+  if (s.dependencies && Object.keys(s.dependencies).length)
+    errs.push(fieldError.forbidden(at.child("dependencies"), "dependencies are not supported"));
   if (s.additionalItems !== undefined) errs.push(fieldError.forbidden(at.child("additionalItems"), "additionalItems is not supported"));
-  if (s.uniqueItems) errs.push(fieldError.forbidden(at.child("uniqueItems"), "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"));
-  if (s.additionalProperties === false) errs.push(fieldError.forbidden(at.child("additionalProperties"), "additionalProperties cannot be set to false"));
+  if (s.uniqueItems)
+    errs.push(
+      fieldError.forbidden(at.child("uniqueItems"), "uniqueItems cannot be set to true since the runtime complexity becomes quadratic"),
+    );
+  if (s.additionalProperties === false)
+    errs.push(fieldError.forbidden(at.child("additionalProperties"), "additionalProperties cannot be set to false"));
   if (s.additionalProperties !== undefined && s.additionalProperties !== false && s.properties && Object.keys(s.properties).length) {
     errs.push(fieldError.forbidden(at.child("additionalProperties"), "additionalProperties and properties are mutual exclusive"));
   }
   if (s.pattern !== undefined) {
     const compiled = compilePattern(s.pattern);
-    if (typeof compiled === "string") errs.push(fieldError.invalid(at.child("pattern"), s.pattern, `must be a valid regular expression, but isn't: ${compiled}`));
+    if (typeof compiled === "string")
+      errs.push(fieldError.invalid(at.child("pattern"), s.pattern, `must be a valid regular expression, but isn't: ${compiled}`));
   }
   const listType = ext["list-type"];
   if (listType !== undefined) {
-    if (!["atomic", "set", "map"].includes(listType)) errs.push(fieldError.notSupported(x("list-type"), listType, ["atomic", "set", "map"]));
+    if (!["atomic", "set", "map"].includes(listType))
+      errs.push(fieldError.notSupported(x("list-type"), listType, ["atomic", "set", "map"]));
     else if (type !== "array") errs.push(fieldError.invalid(x("list-type"), listType, "must only be used if type is array"));
   }
   const keys = ext["list-map-keys"] ?? [];
   if (listType === "map") {
     const items = !Array.isArray(s.items) ? s.items : undefined;
     if (keys.length === 0) errs.push(fieldError.required(x("list-map-keys"), `must not be empty if ${prefix}-list-type is map`));
-    if (items && (items.type ?? "") !== "object") errs.push(fieldError.invalid(at.child("items", "type"), items.type ?? "", `must be object if parent array's ${prefix}-list-type is map`));
+    if (items && (items.type ?? "") !== "object")
+      errs.push(
+        fieldError.invalid(at.child("items", "type"), items.type ?? "", `must be object if parent array's ${prefix}-list-type is map`),
+      );
     else if (items && keys.some((k) => !items.properties?.[k])) {
       errs.push(fieldError.invalid(x("list-map-keys"), keys, "entries must all be names of item properties"));
     }
@@ -128,7 +141,10 @@ function validateSchemaNode(s: JSONSchemaProps, at: FieldPath, prefix: Extension
     const metaAt = at.child("properties").key("metadata");
     if ((metadata.type ?? "object") !== "object") errs.push(fieldError.invalid(metaAt.child("type"), metadata.type, "must be object"));
     const others = Object.keys(metadata.properties ?? {}).filter((k) => k !== "name" && k !== "generateName");
-    if (others.length) errs.push(fieldError.forbidden(metaAt, "must not specify anything other than name and generateName, but metadata is implicitly specified"));
+    if (others.length)
+      errs.push(
+        fieldError.forbidden(metaAt, "must not specify anything other than name and generateName, but metadata is implicitly specified"),
+      );
   }
   for (const [name, prop] of Object.entries(s.properties ?? {})) {
     if (where === "root" && name === "metadata") continue;
@@ -157,7 +173,8 @@ function validateSubresources(subresources: Version["subresources"], at: FieldPa
   else under(scale.specReplicasPath, "specReplicasPath", [".spec."], "should be a json path under .spec");
   if (!scale.statusReplicasPath) errs.push(fieldError.required(at.child("scale.statusReplicasPath")));
   else under(scale.statusReplicasPath, "statusReplicasPath", [".status."], "should be a json path under .status");
-  if (scale.labelSelectorPath) under(scale.labelSelectorPath, "labelSelectorPath", [".spec.", ".status."], "should be a json path under either .spec or .status");
+  if (scale.labelSelectorPath)
+    under(scale.labelSelectorPath, "labelSelectorPath", [".spec.", ".status."], "should be a json path under either .spec or .status");
   return errs;
 }
 
@@ -197,7 +214,13 @@ function validateSelectableFields(version: Version, at: FieldPath, prefix: Exten
       errs.push(fieldError.invalid(pathAt, f.jsonPath, "must not point to fields in metadata"));
     }
     if (!["string", "boolean", "integer"].includes(resolved.type)) {
-      errs.push(fieldError.invalid(pathAt, f.jsonPath, "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed."));
+      errs.push(
+        fieldError.invalid(
+          pathAt,
+          f.jsonPath,
+          "must point to a field of type string, boolean or integer. Enum string fields and strings with formats are allowed.",
+        ),
+      );
     }
     if (unique.has(resolved.path)) errs.push(fieldError.duplicate(pathAt, f.jsonPath));
     else unique.add(resolved.path);
@@ -219,13 +242,18 @@ function validateVersion(version: Version, at: FieldPath, prefix: ExtensionPrefi
     if (structural.length === 0) errs.push(...validateSchemaRules(schema, { extensionPrefix: prefix }, schemaAt));
   }
   errs.push(...validateSubresources(version.subresources, at.child("subresources")));
-  (version.additionalPrinterColumns ?? []).forEach((c, i) => errs.push(...validatePrinterColumn(c, at.child("additionalPrinterColumns").index(i))));
+  (version.additionalPrinterColumns ?? []).forEach((c, i) =>
+    errs.push(...validatePrinterColumn(c, at.child("additionalPrinterColumns").index(i))),
+  );
   errs.push(...validateSelectableFields(version, at.child("selectableFields"), prefix));
   if (version.deprecationWarning !== undefined) {
     const warningAt = at.child("deprecationWarning");
-    if (!version.deprecated) errs.push(fieldError.invalid(warningAt, version.deprecationWarning, "can only be set for deprecated versions"));
-    else if (version.deprecationWarning.length > maxDeprecationWarningLength) errs.push(fieldError.tooLong(warningAt, "", maxDeprecationWarningLength));
-    else if (/[^\P{C}\t]/u.test(version.deprecationWarning)) errs.push(fieldError.invalid(warningAt, version.deprecationWarning, "must only contain printable UTF-8 characters"));
+    if (!version.deprecated)
+      errs.push(fieldError.invalid(warningAt, version.deprecationWarning, "can only be set for deprecated versions"));
+    else if (version.deprecationWarning.length > maxDeprecationWarningLength)
+      errs.push(fieldError.tooLong(warningAt, "", maxDeprecationWarningLength));
+    else if (/[^\P{C}\t]/u.test(version.deprecationWarning))
+      errs.push(fieldError.invalid(warningAt, version.deprecationWarning, "must only contain printable UTF-8 characters"));
   }
   return errs;
 }
@@ -251,13 +279,15 @@ function validateConversion(conversion: Crd["spec"]["conversion"], at: FieldPath
   const errs: FieldError[] = [];
   const strategies = ["None", "Webhook"];
   if (!conversion.strategy) errs.push(fieldError.required(at.child("strategy")));
-  else if (!strategies.includes(conversion.strategy)) errs.push(fieldError.notSupported(at.child("strategy"), conversion.strategy, strategies));
+  else if (!strategies.includes(conversion.strategy))
+    errs.push(fieldError.notSupported(at.child("strategy"), conversion.strategy, strategies));
   const config = conversion.webhook?.clientConfig;
   const reviewVersions = conversion.webhook?.conversionReviewVersions ?? [];
   if (conversion.strategy === "Webhook") {
     const configAt = at.child("webhookClientConfig");
     if (!config) errs.push(fieldError.required(configAt, "required when strategy is set to Webhook"));
-    else if ((config.url === undefined) === (config.service === undefined)) errs.push(fieldError.required(configAt, "exactly one of url or service is required"));
+    else if ((config.url === undefined) === (config.service === undefined))
+      errs.push(fieldError.required(configAt, "exactly one of url or service is required"));
     else if (config.url !== undefined) errs.push(...validateWebhookURL(config.url, configAt.child("url")));
     else if (config.service) {
       const serviceAt = configAt.child("service");
@@ -267,7 +297,8 @@ function validateConversion(conversion: Crd["spec"]["conversion"], at: FieldPath
         errs.push(fieldError.invalid(serviceAt.child("path"), config.service.path, "must start with a '/'"));
       }
       const port = config.service.port;
-      if (port !== undefined && (port < 1 || port > 65535)) errs.push(fieldError.invalid(serviceAt.child("port"), port, "port is not valid: must be between 1 and 65535, inclusive"));
+      if (port !== undefined && (port < 1 || port > 65535))
+        errs.push(fieldError.invalid(serviceAt.child("port"), port, "port is not valid: must be between 1 and 65535, inclusive"));
     }
     const versionsAt = at.child("conversionReviewVersions");
     if (reviewVersions.length === 0) errs.push(fieldError.required(versionsAt));
@@ -282,12 +313,15 @@ function validateConversion(conversion: Crd["spec"]["conversion"], at: FieldPath
         for (const problem of isDNS1035Label(v)) errs.push(fieldError.invalid(versionsAt.index(i), v, problem));
       });
       if (!reviewVersions.some((v) => acceptedConversionReviewVersions.includes(v))) {
-        errs.push(fieldError.invalid(versionsAt, reviewVersions, `must include at least one of ${acceptedConversionReviewVersions.join(", ")}`));
+        errs.push(
+          fieldError.invalid(versionsAt, reviewVersions, `must include at least one of ${acceptedConversionReviewVersions.join(", ")}`),
+        );
       }
     }
   } else {
     if (config) errs.push(fieldError.forbidden(at.child("webhookClientConfig"), "should not be set when strategy is not set to Webhook"));
-    if (reviewVersions.length) errs.push(fieldError.forbidden(at.child("conversionReviewVersions"), "should not be set when strategy is not set to Webhook"));
+    if (reviewVersions.length)
+      errs.push(fieldError.forbidden(at.child("conversionReviewVersions"), "should not be set when strategy is not set to Webhook"));
   }
   return errs;
 }
@@ -299,7 +333,8 @@ function validateSpec(s: Crd["spec"], prefix: ExtensionPrefix): FieldError[] {
   else {
     const problems = isDNS1123Subdomain(s.group);
     if (problems.length) errs.push(fieldError.invalid(spec.child("group"), s.group, problems.join(",")));
-    else if (s.group.split(".").length < 2) errs.push(fieldError.invalid(spec.child("group"), s.group, "should be a domain with at least one dot"));
+    else if (s.group.split(".").length < 2)
+      errs.push(fieldError.invalid(spec.child("group"), s.group, "should be a domain with at least one dot"));
   }
   const scopes = ["Cluster", "Namespaced"];
   if (!s.scope) errs.push(fieldError.required(spec.child("scope")));
@@ -314,7 +349,8 @@ function validateSpec(s: Crd["spec"], prefix: ExtensionPrefix): FieldError[] {
     names.add(version.name);
     errs.push(...validateVersion(version, versionsAt.index(i), prefix));
   });
-  if (s.versions.length === 0) errs.push(fieldError.invalid(versionsAt, s.versions, "must have exactly one version marked as storage version"));
+  if (s.versions.length === 0)
+    errs.push(fieldError.invalid(versionsAt, s.versions, "must have exactly one version marked as storage version"));
   else {
     if (!unique) errs.push(fieldError.invalid(versionsAt, s.versions, "must contain unique version names"));
     if (storage !== 1) errs.push(fieldError.invalid(versionsAt, s.versions, "must have exactly one version marked as storage version"));
@@ -327,7 +363,13 @@ function validateSpec(s: Crd["spec"], prefix: ExtensionPrefix): FieldError[] {
   errs.push(...validateNames(s.names, namesAt));
   errs.push(...validateConversion(s.conversion, spec.child("conversion")));
   if (s.preserveUnknownFields) {
-    errs.push(fieldError.invalid(spec.child("preserveUnknownFields"), true, `cannot set to true, set ${prefix}-preserve-unknown-fields to true in spec.versions[*].schema instead`));
+    errs.push(
+      fieldError.invalid(
+        spec.child("preserveUnknownFields"),
+        true,
+        `cannot set to true, set ${prefix}-preserve-unknown-fields to true in spec.versions[*].schema instead`,
+      ),
+    );
   }
   return errs;
 }

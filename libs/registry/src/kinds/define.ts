@@ -43,7 +43,9 @@ export function formatLabels(labels: unknown): string {
 
 /** A metav1 LabelSelector as Kubernetes prints it. */
 export function formatSelector(selector: unknown): string {
-  const s = selector as { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] } | undefined;
+  const s = selector as
+    | { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] }
+    | undefined;
   const parts = Object.entries(s?.matchLabels ?? {}).map(([k, v]) => `${k}=${v}`);
   for (const e of s?.matchExpressions ?? []) {
     const op = e.operator.toLowerCase();
@@ -68,12 +70,12 @@ export const selectorString = (selector: unknown): string =>
 /** Reads a dotted path (`status.readyReplicas`) from an object. */
 export const at = readPath;
 
-export const column = (
-  name: string,
-  type: PrinterColumn["type"],
-  value: (o: ObjectHeader) => unknown,
-  priority = 0,
-): PrinterColumn => ({ name, type, value, priority });
+export const column = (name: string, type: PrinterColumn["type"], value: (o: ObjectHeader) => unknown, priority = 0): PrinterColumn => ({
+  name,
+  type,
+  value,
+  priority,
+});
 
 /**
  * The main endpoint of a kind with a `status` subresource ignores status (create starts without

@@ -3,7 +3,20 @@
 import { type Deployment, Deployment as DeploymentSchema, type ObjectHeader, defaultDeployment } from "@orch/api";
 import { type FieldError, FieldPath, fieldError, jsonEqual, regexError, validateNonnegativeField } from "@orch/machinery";
 import { type KindDefinition, type Strategy, specFields } from "../kind.js";
-import { AGE, at, column, containerImages, containerNames, defaults, defineKind, formatSelector, readyOf, statusSubresource, replicasScale, selectorString } from "./define.js";
+import {
+  AGE,
+  at,
+  column,
+  containerImages,
+  containerNames,
+  defaults,
+  defineKind,
+  formatSelector,
+  readyOf,
+  statusSubresource,
+  replicasScale,
+  selectorString,
+} from "./define.js";
 import { podTemplateWarnings } from "./pod-warnings.js";
 import {
   podNameWarning,
@@ -69,7 +82,8 @@ function validateDeploymentSpec(d: Deployment): FieldError[] {
   if (selector) errs.push(...validateTemplateForReplicaSet(s.template, selector));
   errs.push(...validateStrategy(s.strategy));
   errs.push(...validateNonnegativeField(s.minReadySeconds ?? 0, spec.child("minReadySeconds")));
-  if (s.revisionHistoryLimit !== undefined) errs.push(...validateNonnegativeField(s.revisionHistoryLimit, spec.child("revisionHistoryLimit")));
+  if (s.revisionHistoryLimit !== undefined)
+    errs.push(...validateNonnegativeField(s.revisionHistoryLimit, spec.child("revisionHistoryLimit")));
   const deadline = s.progressDeadlineSeconds;
   if (deadline !== undefined) {
     errs.push(...validateNonnegativeField(deadline, spec.child("progressDeadlineSeconds")));

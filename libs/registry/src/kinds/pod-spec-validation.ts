@@ -86,9 +86,14 @@ export function validatePodSpec(spec: PodSpec, path: FieldPath, opts: PodValidat
   errs.push(...validateLabels(spec.nodeSelector, path.child("nodeSelector")));
   errs.push(...validatePodSecurityContext(spec, path.child("securityContext")));
   errs.push(...validateDNSConfig(spec, path.child("dnsConfig")));
-  (spec.readinessGates ?? []).forEach((g, i) => errs.push(...qualifiedName(g.conditionType, path.child("readinessGates").index(i).child("conditionType"))));
+  (spec.readinessGates ?? []).forEach((g, i) =>
+    errs.push(...qualifiedName(g.conditionType, path.child("readinessGates").index(i).child("conditionType"))),
+  );
   errs.push(...validateSchedulingGates(spec.schedulingGates ?? [], path.child("schedulingGates")));
-  if (spec.serviceAccountName) errs.push(...invalidEach(path.child("serviceAccountName"), spec.serviceAccountName, nameIsDNSSubdomain(spec.serviceAccountName, false)));
+  if (spec.serviceAccountName)
+    errs.push(
+      ...invalidEach(path.child("serviceAccountName"), spec.serviceAccountName, nameIsDNSSubdomain(spec.serviceAccountName, false)),
+    );
   if (spec.nodeName) errs.push(...invalidEach(path.child("nodeName"), spec.nodeName, nameIsDNSSubdomain(spec.nodeName, false)));
   const deadline = spec.activeDeadlineSeconds;
   if (deadline !== undefined && (deadline < 1 || deadline > MAX_INT32)) {
@@ -102,9 +107,12 @@ export function validatePodSpec(spec: PodSpec, path: FieldPath, opts: PodValidat
     errs.push(...validIP(alias.ip, at.child("ip")));
     (alias.hostnames ?? []).forEach((h, j) => errs.push(...dnsSubdomain(h, at.child("hostnames").index(j))));
   });
-  if (spec.priorityClassName) errs.push(...invalidEach(path.child("priorityClassName"), spec.priorityClassName, nameIsDNSSubdomain(spec.priorityClassName, false)));
-  if (spec.runtimeClassName !== undefined) errs.push(...invalidEach(path.child("runtimeClassName"), spec.runtimeClassName, nameIsDNSSubdomain(spec.runtimeClassName, false)));
-  if (spec.preemptionPolicy !== undefined) errs.push(...oneOf(spec.preemptionPolicy, ["PreemptLowerPriority", "Never"], path.child("preemptionPolicy")));
+  if (spec.priorityClassName)
+    errs.push(...invalidEach(path.child("priorityClassName"), spec.priorityClassName, nameIsDNSSubdomain(spec.priorityClassName, false)));
+  if (spec.runtimeClassName !== undefined)
+    errs.push(...invalidEach(path.child("runtimeClassName"), spec.runtimeClassName, nameIsDNSSubdomain(spec.runtimeClassName, false)));
+  if (spec.preemptionPolicy !== undefined)
+    errs.push(...oneOf(spec.preemptionPolicy, ["PreemptLowerPriority", "Never"], path.child("preemptionPolicy")));
   if (spec.overhead) errs.push(...validateResourceRequirements({ limits: spec.overhead }, claims, path.child("overhead")));
   if (spec.os) {
     const name = path.child("os", "name");
@@ -135,7 +143,11 @@ function validatePodSecurityContext(spec: PodSpec, path: FieldPath): FieldError[
   const errs: FieldError[] = [];
   const id = (value: number | undefined, at: FieldPath) =>
     value !== undefined && (value < 0 || value > MAX_INT32) ? [fieldError.invalid(at, value, inclusiveRangeError(0, MAX_INT32))] : [];
-  errs.push(...id(sc.fsGroup, path.child("fsGroup")), ...id(sc.runAsUser, path.child("runAsUser")), ...id(sc.runAsGroup, path.child("runAsGroup")));
+  errs.push(
+    ...id(sc.fsGroup, path.child("fsGroup")),
+    ...id(sc.runAsUser, path.child("runAsUser")),
+    ...id(sc.runAsGroup, path.child("runAsGroup")),
+  );
   (sc.supplementalGroups ?? []).forEach((g, i) => errs.push(...id(g, path.child("supplementalGroups").index(i))));
   // Kubernetes keeps these in the internal security context, hence the path.
   if (spec.shareProcessNamespace && spec.hostPID) {
@@ -145,7 +157,8 @@ function validatePodSecurityContext(spec: PodSpec, path: FieldPath): FieldError[
   (sc.sysctls ?? []).forEach((s, i) => {
     const at = path.child("sysctls").index(i).child("name");
     if (!s.name) errs.push(fieldError.required(at));
-    else if (s.name.length > 253 || !SYSCTL_RE.test(s.name)) errs.push(fieldError.invalid(at, s.name, `must have at most 253 characters and match regex ${SYSCTL_RE.source}`));
+    else if (s.name.length > 253 || !SYSCTL_RE.test(s.name))
+      errs.push(fieldError.invalid(at, s.name, `must have at most 253 characters and match regex ${SYSCTL_RE.source}`));
     else if (sysctlNames.has(s.name)) errs.push(fieldError.duplicate(at, s.name));
     sysctlNames.add(s.name);
   });
@@ -170,12 +183,15 @@ function validateDNSConfig(spec: PodSpec, path: FieldPath): FieldError[] {
   if (!config) return [];
   const errs: FieldError[] = [];
   const nameservers = config.nameservers ?? [];
-  if (nameservers.length > 3) errs.push(fieldError.invalid(path.child("nameservers"), nameservers, "must not have more than 3 nameservers"));
+  if (nameservers.length > 3)
+    errs.push(fieldError.invalid(path.child("nameservers"), nameservers, "must not have more than 3 nameservers"));
   nameservers.forEach((ns, i) => errs.push(...validIP(ns, path.child("nameservers").index(i))));
   const searches = config.searches ?? [];
   if (searches.length > 32) errs.push(fieldError.invalid(path.child("searches"), searches, "must not have more than 32 search paths"));
   if (searches.join(" ").length > 2048) {
-    errs.push(fieldError.invalid(path.child("searches"), searches, "must not have more than 2048 characters (including spaces) in the search list"));
+    errs.push(
+      fieldError.invalid(path.child("searches"), searches, "must not have more than 2048 characters (including spaces) in the search list"),
+    );
   }
   searches.forEach((search, i) => {
     if (search === ".") return;
@@ -186,7 +202,13 @@ function validateDNSConfig(spec: PodSpec, path: FieldPath): FieldError[] {
     if (!re.test(name)) {
       const msg =
         "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '_', '-' or '.', and must start and end with an alphanumeric character";
-      errs.push(fieldError.invalid(at, name, regexError(msg, "_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*", "example.com")));
+      errs.push(
+        fieldError.invalid(
+          at,
+          name,
+          regexError(msg, "_?[a-z0-9]([-_a-z0-9]*[a-z0-9])?(\\._?[a-z0-9]([-_a-z0-9]*[a-z0-9])?)*", "example.com"),
+        ),
+      );
     }
   });
   (config.options ?? []).forEach((o, i) => {
@@ -206,10 +228,7 @@ function validateSchedulingGates(gates: readonly { name: string }[], path: Field
   return errs;
 }
 
-function validatePodResourceClaims(
-  claims: NonNullable<PodSpec["resourceClaims"]>,
-  path: FieldPath,
-): FieldError[] {
+function validatePodResourceClaims(claims: NonNullable<PodSpec["resourceClaims"]>, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const names = new Set<string>();
   claims.forEach((claim, i) => {
@@ -222,10 +241,22 @@ function validatePodResourceClaims(
     }
     const named = claim.resourceClaimName !== undefined;
     const templated = claim.resourceClaimTemplateName !== undefined;
-    if (named && templated) errs.push(fieldError.invalid(at, claim, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"));
-    if (!named && !templated) errs.push(fieldError.invalid(at, claim, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"));
-    if (named) errs.push(...invalidEach(at.child("resourceClaimName"), claim.resourceClaimName, nameIsDNSSubdomain(claim.resourceClaimName!, false)));
-    if (templated) errs.push(...invalidEach(at.child("resourceClaimTemplateName"), claim.resourceClaimTemplateName, nameIsDNSSubdomain(claim.resourceClaimTemplateName!, false)));
+    if (named && templated)
+      errs.push(fieldError.invalid(at, claim, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"));
+    if (!named && !templated)
+      errs.push(fieldError.invalid(at, claim, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"));
+    if (named)
+      errs.push(
+        ...invalidEach(at.child("resourceClaimName"), claim.resourceClaimName, nameIsDNSSubdomain(claim.resourceClaimName!, false)),
+      );
+    if (templated)
+      errs.push(
+        ...invalidEach(
+          at.child("resourceClaimTemplateName"),
+          claim.resourceClaimTemplateName,
+          nameIsDNSSubdomain(claim.resourceClaimTemplateName!, false),
+        ),
+      );
   });
   return errs;
 }
@@ -241,7 +272,13 @@ export function validateTolerations(tolerations: readonly Toleration[], path: Fi
     const effect = t.effect ?? "";
     if (key) errs.push(...qualifiedName(key, at.child("key")));
     if (!key && operator !== "Exists") {
-      errs.push(fieldError.invalid(at.child("operator"), operator, 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
+      errs.push(
+        fieldError.invalid(
+          at.child("operator"),
+          operator,
+          'operator must be Exists when `key` is empty, which means "match all values and all keys"',
+        ),
+      );
     }
     if (t.tolerationSeconds !== undefined && effect !== "NoExecute") {
       errs.push(fieldError.invalid(at.child("effect"), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"));
@@ -260,16 +297,41 @@ export function validateTolerations(tolerations: readonly Toleration[], path: Fi
   return errs;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Volumes
 // ---------------------------------------------------------------------------------------------
 
 const VOLUME_SOURCES = [
-  "emptyDir", "hostPath", "gitRepo", "gcePersistentDisk", "awsElasticBlockStore", "secret", "nfs", "iscsi", "glusterfs",
-  "flocker", "persistentVolumeClaim", "rbd", "cinder", "cephfs", "quobyte", "downwardAPI", "fc", "flexVolume",
-  "configMap", "azureFile", "vsphereVolume", "photonPersistentDisk", "portworxVolume", "azureDisk", "storageos",
-  "projected", "scaleIO", "csi", "ephemeral", "image",
+  "emptyDir",
+  "hostPath",
+  "gitRepo",
+  "gcePersistentDisk",
+  "awsElasticBlockStore",
+  "secret",
+  "nfs",
+  "iscsi",
+  "glusterfs",
+  "flocker",
+  "persistentVolumeClaim",
+  "rbd",
+  "cinder",
+  "cephfs",
+  "quobyte",
+  "downwardAPI",
+  "fc",
+  "flexVolume",
+  "configMap",
+  "azureFile",
+  "vsphereVolume",
+  "photonPersistentDisk",
+  "portworxVolume",
+  "azureDisk",
+  "storageos",
+  "projected",
+  "scaleIO",
+  "csi",
+  "ephemeral",
+  "image",
 ] as const;
 
 const FILE_MODE = "must be a number between 0 and 0777 (octal), both inclusive";
@@ -315,7 +377,8 @@ function validateVolumeSource(vol: Volume, path: FieldPath): FieldError[] {
     errs.push(...required(vol.configMap.name, path.child("configMap", "name")));
     errs.push(...fileMode(vol.configMap.defaultMode, path.child("configMap", "defaultMode")));
   }
-  if (first === "downwardAPI" && vol.downwardAPI) errs.push(...fileMode(vol.downwardAPI.defaultMode, path.child("downwardAPI", "defaultMode")));
+  if (first === "downwardAPI" && vol.downwardAPI)
+    errs.push(...fileMode(vol.downwardAPI.defaultMode, path.child("downwardAPI", "defaultMode")));
   if (first === "projected" && vol.projected) errs.push(...fileMode(vol.projected.defaultMode, path.child("projected", "defaultMode")));
   if (first === "persistentVolumeClaim" && vol.persistentVolumeClaim) {
     errs.push(...required(vol.persistentVolumeClaim.claimName, path.child("persistentVolumeClaim", "claimName")));
@@ -332,7 +395,6 @@ function validateVolumeSource(vol: Volume, path: FieldPath): FieldError[] {
   return errs;
 }
 
-
 // ---------------------------------------------------------------------------------------------
 // Pods only
 // ---------------------------------------------------------------------------------------------
@@ -340,17 +402,20 @@ function validateVolumeSource(vol: Volume, path: FieldPath): FieldError[] {
 /** validateContainersOnlyForPod: a pod's images may not be padded with whitespace. */
 export function validateContainersOnlyForPod(spec: PodSpec, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
-  for (const [list, containers] of [["containers", spec.containers], ["initContainers", spec.initContainers ?? []]] as const) {
+  for (const [list, containers] of [
+    ["containers", spec.containers],
+    ["initContainers", spec.initContainers ?? []],
+  ] as const) {
     containers.forEach((c, i) => {
       const image = c.image ?? "";
-      if (image !== image.trim()) errs.push(fieldError.invalid(path.child(list).index(i).child("image"), image, "must not have leading or trailing whitespace"));
+      if (image !== image.trim())
+        errs.push(fieldError.invalid(path.child(list).index(i).child("image"), image, "must not have leading or trailing whitespace"));
     });
   }
   return errs;
 }
 
 export const podSpecPath = FieldPath.root("spec");
-
 
 // ---------------------------------------------------------------------------------------------
 // Pod updates
@@ -380,7 +445,8 @@ export function validatePodSpecUpdate(spec: PodSpec, old: PodSpec): FieldError[]
   const oldDeadline = old.activeDeadlineSeconds;
   const deadlinePath = path.child("activeDeadlineSeconds");
   if (deadline !== undefined) {
-    if (deadline < 0 || deadline > MAX_INT32) return [...errs, fieldError.invalid(deadlinePath, deadline, inclusiveRangeError(0, MAX_INT32))];
+    if (deadline < 0 || deadline > MAX_INT32)
+      return [...errs, fieldError.invalid(deadlinePath, deadline, inclusiveRangeError(0, MAX_INT32))];
     if (oldDeadline !== undefined && oldDeadline < deadline) {
       return [...errs, fieldError.invalid(deadlinePath, deadline, "must be less than or equal to previous value")];
     }
@@ -397,7 +463,12 @@ export function validatePodSpecUpdate(spec: PodSpec, old: PodSpec): FieldError[]
   const oldGates = new Set((old.schedulingGates ?? []).map((g) => g.name));
   (spec.schedulingGates ?? []).forEach((g, i) => {
     if (!oldGates.has(g.name)) {
-      errs.push(fieldError.forbidden(path.child("schedulingGates").index(i).child("name"), `only deletion is allowed, but found new scheduling gate '${g.name}'`));
+      errs.push(
+        fieldError.forbidden(
+          path.child("schedulingGates").index(i).child("name"),
+          `only deletion is allowed, but found new scheduling gate '${g.name}'`,
+        ),
+      );
     }
   });
   // What remains once the updatable fields are put back must be the old spec.

@@ -13,8 +13,7 @@ const templateOf = (o: ObjectHeader) => (o as unknown as PodTemplate).template;
 const strategy: Strategy = {
   validate: (obj) => validatePodTemplateSpec(templateOf(obj), templatePath),
   validateUpdate: (obj) => validatePodTemplateSpec(templateOf(obj), templatePath),
-  warnings: (obj, old) =>
-    old && jsonEqual(specFields(obj), specFields(old)) ? [] : podTemplateWarnings(templateOf(obj), templatePath),
+  warnings: (obj, old) => (old && jsonEqual(specFields(obj), specFields(old)) ? [] : podTemplateWarnings(templateOf(obj), templatePath)),
 };
 
 export const podTemplates = (): KindDefinition =>

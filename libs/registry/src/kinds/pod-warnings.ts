@@ -59,7 +59,12 @@ function warningsForPodSpecAndMeta(spec: PodSpec, meta: ObjectMeta, base: FieldP
   (spec.volumes ?? []).forEach((vol, i) => {
     const record = vol as unknown as Record<string, unknown>;
     for (const [source, msg] of deprecatedVolumes) {
-      if (record[source] !== undefined) warnings.push(`${at("spec", "volumes").index(i).child(volumeWarningName[source] ?? source)}: ${msg}`);
+      if (record[source] !== undefined)
+        warnings.push(
+          `${at("spec", "volumes")
+            .index(i)
+            .child(volumeWarningName[source] ?? source)}: ${msg}`,
+        );
     }
   });
   const ips = new Set<string>();
@@ -71,7 +76,8 @@ function warningsForPodSpecAndMeta(spec: PodSpec, meta: ObjectMeta, base: FieldP
   const pullSecrets = spec.imagePullSecrets ?? [];
   pullSecrets.forEach((s, i) => {
     const name = s.name ?? "";
-    if (pullSecrets.length > 1 && secrets.has(name)) warnings.push(`${at("spec", "imagePullSecrets").index(i).child("name")}: duplicate name ${goQuote(name)}`);
+    if (pullSecrets.length > 1 && secrets.has(name))
+      warnings.push(`${at("spec", "imagePullSecrets").index(i).child("name")}: duplicate name ${goQuote(name)}`);
     else secrets.add(name);
   });
   pullSecrets.forEach((s, i) => {
@@ -125,7 +131,9 @@ function containerWarnings(
     const ref = `$(${item.name})`;
     const value = item.value ?? "";
     if (item.valueFrom || value === ref || !value.includes(ref)) {
-      warnings.push(`${path.child("env").index(i)}: hides previous definition of ${goQuote(item.name)}, which may be dropped when using apply`);
+      warnings.push(
+        `${path.child("env").index(i)}: hides previous definition of ${goQuote(item.name)}, which may be dropped when using apply`,
+      );
     }
   });
   return warnings;

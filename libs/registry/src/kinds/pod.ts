@@ -19,7 +19,8 @@ function validatePod(obj: ObjectHeader): FieldError[] {
 function validatePodCreate(obj: ObjectHeader): FieldError[] {
   const spec = specOf(obj);
   const errs = validatePod(obj);
-  if ((spec.ephemeralContainers ?? []).length > 0) errs.push(fieldError.forbidden(podSpecPath.child("ephemeralContainers"), "cannot be set on create"));
+  if ((spec.ephemeralContainers ?? []).length > 0)
+    errs.push(fieldError.forbidden(podSpecPath.child("ephemeralContainers"), "cannot be set on create"));
   if (spec.nodeName && (spec.schedulingGates ?? []).length > 0) {
     errs.push(fieldError.forbidden(podSpecPath.child("nodeName"), "cannot be set until all schedulingGates have been cleared"));
   }
@@ -30,7 +31,8 @@ const main: Strategy = {
   validate: validatePodCreate,
   validateUpdate: (obj, old) => [...validatePod(obj), ...validatePodSpecUpdate(specOf(obj), specOf(old))],
   // Kubernetes skips warnings on pod updates (a controllers' hot path).
-  warnings: (obj, old) => (old ? [] : [...podNameWarning(obj.metadata.name, "the Pod's hostname"), ...podWarnings(specOf(obj), obj.metadata)]),
+  warnings: (obj, old) =>
+    old ? [] : [...podNameWarning(obj.metadata.name, "the Pod's hostname"), ...podWarnings(specOf(obj), obj.metadata)],
 };
 
 const podStatus = statusSubresource(main, () => ({ phase: "Pending" }));

@@ -16,8 +16,7 @@ export const FULL_AUTHORITY: PolicyRule[] = [
 ];
 
 /** EscalationAllowed: the apiserver's own requests and system:masters skip the checks. */
-export const escalationAllowed = (ctx: RequestContext): boolean =>
-  !ctx.authorizer || ctx.user.groups.includes(SYSTEM_MASTERS);
+export const escalationAllowed = (ctx: RequestContext): boolean => !ctx.authorizer || ctx.user.groups.includes(SYSTEM_MASTERS);
 
 /** IsOnlyMutatingGCFields: an update that touches only owner references and finalizers is not a grant. */
 export function onlyGarbageCollectionFields(obj: ObjectHeader, old: ObjectHeader): boolean {
@@ -36,9 +35,7 @@ export async function mayOnRole(
   name: string,
 ): Promise<boolean> {
   if (!ctx.authorizer) return true;
-  const decision = await ctx.authorizer.authorize(
-    resourceAttributes(ctx.user, verb, { apiGroup: rbacGroup, resource, namespace, name }),
-  );
+  const decision = await ctx.authorizer.authorize(resourceAttributes(ctx.user, verb, { apiGroup: rbacGroup, resource, namespace, name }));
   return decision.allowed;
 }
 

@@ -24,11 +24,17 @@ export function validatePolicyRules(rules: readonly PolicyRule[] | undefined, na
     if (!rule.verbs?.length) errs.push(fieldError.required(at.child("verbs"), "verbs must contain at least one value"));
     if (rule.nonResourceURLs?.length) {
       if (namespaced) {
-        errs.push(fieldError.invalid(at.child("nonResourceURLs"), rule.nonResourceURLs, "namespaced rules cannot apply to non-resource URLs"));
+        errs.push(
+          fieldError.invalid(at.child("nonResourceURLs"), rule.nonResourceURLs, "namespaced rules cannot apply to non-resource URLs"),
+        );
       }
       if (rule.apiGroups?.length || rule.resources?.length || rule.resourceNames?.length) {
         errs.push(
-          fieldError.invalid(at.child("nonResourceURLs"), rule.nonResourceURLs, "rules cannot apply to both regular resources and non-resource URLs"),
+          fieldError.invalid(
+            at.child("nonResourceURLs"),
+            rule.nonResourceURLs,
+            "rules cannot apply to both regular resources and non-resource URLs",
+          ),
         );
       }
       return;
@@ -71,7 +77,9 @@ export function validateBinding(binding: RoleBinding, namespaced: boolean, rbacG
   if (!kinds.includes(ref.kind)) errs.push(fieldError.notSupported("roleRef.kind", ref.kind, kinds));
   if (!ref.name) errs.push(fieldError.required("roleRef.name"));
   else for (const msg of validateRbacName(ref.name)) errs.push(fieldError.invalid("roleRef.name", ref.name, msg));
-  (binding.subjects ?? []).forEach((subject, i) => errs.push(...validateSubject(subject, namespaced, rbacGroup, FieldPath.root("subjects").index(i))));
+  (binding.subjects ?? []).forEach((subject, i) =>
+    errs.push(...validateSubject(subject, namespaced, rbacGroup, FieldPath.root("subjects").index(i))),
+  );
   return errs;
 }
 
@@ -80,13 +88,15 @@ function validateSubject(subject: Subject, namespaced: boolean, rbacGroup: strin
   if (!subject.name) errs.push(fieldError.required(at.child("name")));
   switch (subject.kind) {
     case "ServiceAccount":
-      if (subject.name) for (const msg of nameIsDNSSubdomain(subject.name, false)) errs.push(fieldError.invalid(at.child("name"), subject.name, msg));
+      if (subject.name)
+        for (const msg of nameIsDNSSubdomain(subject.name, false)) errs.push(fieldError.invalid(at.child("name"), subject.name, msg));
       if (subject.apiGroup) errs.push(fieldError.notSupported(at.child("apiGroup"), subject.apiGroup, [""]));
       if (!namespaced && !subject.namespace) errs.push(fieldError.required(at.child("namespace")));
       break;
     case "User":
     case "Group":
-      if (!subject.name) errs.push(fieldError.invalid(at.child("name"), subject.name, `${subject.kind.toLowerCase()} name cannot be empty`));
+      if (!subject.name)
+        errs.push(fieldError.invalid(at.child("name"), subject.name, `${subject.kind.toLowerCase()} name cannot be empty`));
       if (subject.apiGroup !== rbacGroup) errs.push(fieldError.notSupported(at.child("apiGroup"), subject.apiGroup ?? "", [rbacGroup]));
       break;
     default:

@@ -17,18 +17,41 @@ import {
 import { dnsLabel, qualifiedName } from "./pod-validation-formats.js";
 
 const STANDARD_RESOURCES = new Set([
-  "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.ephemeral-storage", "limits.cpu",
-  "limits.memory", "limits.ephemeral-storage", "pods", "resourcequotas", "services", "replicationcontrollers", "secrets",
-  "configmaps", "persistentvolumeclaims", "storage", "requests.storage", "services.nodeports", "services.loadbalancers",
+  "cpu",
+  "memory",
+  "ephemeral-storage",
+  "requests.cpu",
+  "requests.memory",
+  "requests.ephemeral-storage",
+  "limits.cpu",
+  "limits.memory",
+  "limits.ephemeral-storage",
+  "pods",
+  "resourcequotas",
+  "services",
+  "replicationcontrollers",
+  "secrets",
+  "configmaps",
+  "persistentvolumeclaims",
+  "storage",
+  "requests.storage",
+  "services.nodeports",
+  "services.loadbalancers",
 ]);
 const INTEGER_RESOURCES = new Set([
-  "pods", "resourcequotas", "services", "replicationcontrollers", "secrets", "configmaps", "persistentvolumeclaims",
-  "services.nodeports", "services.loadbalancers",
+  "pods",
+  "resourcequotas",
+  "services",
+  "replicationcontrollers",
+  "secrets",
+  "configmaps",
+  "persistentvolumeclaims",
+  "services.nodeports",
+  "services.loadbalancers",
 ]);
 const isHugePages = (name: string) => name.startsWith("hugepages-");
 const isNative = (name: string) => !name.includes("/") || name.includes("kubernetes.io/");
-const isExtended = (name: string) =>
-  !isNative(name) && !name.startsWith("requests.") && isQualifiedName(`requests.${name}`).length === 0;
+const isExtended = (name: string) => !isNative(name) && !name.startsWith("requests.") && isQualifiedName(`requests.${name}`).length === 0;
 const overcommitAllowed = (name: string) => isNative(name) && !isHugePages(name);
 
 /** validateResourceName: a qualified name; unqualified ones must be standard. */
@@ -105,7 +128,8 @@ export function validateResourceRequirements(
     errs.push(...validateQuantityValue(name, q, at));
     if (isHugePages(name)) {
       hugePages = true;
-      if (!hugePagesDivisible(name, q)) errs.push(fieldError.invalid(at, formatQuantity(q), `${formatQuantity(q)} is not positive integer multiple of ${name}`));
+      if (!hugePagesDivisible(name, q))
+        errs.push(fieldError.invalid(at, formatQuantity(q), `${formatQuantity(q)} is not positive integer multiple of ${name}`));
     }
     if (name === "cpu" || name === "memory") cpuOrMemory = true;
     return q;
@@ -123,7 +147,9 @@ export function validateResourceRequirements(
       if (cmp !== 0 && !overcommitAllowed(name)) {
         errs.push(fieldError.invalid(reqPath, formatQuantity(q), `must be equal to ${name} limit of ${formatQuantity(limit)}`));
       } else if (cmp > 0) {
-        errs.push(fieldError.invalid(reqPath, formatQuantity(q), `must be less than or equal to ${name} limit of ${formatQuantity(limit)}`));
+        errs.push(
+          fieldError.invalid(reqPath, formatQuantity(q), `must be less than or equal to ${name} limit of ${formatQuantity(limit)}`),
+        );
       }
     } else if (!overcommitAllowed(name)) {
       errs.push(fieldError.required(limPath, "Limit must be set for non overcommitable resources"));
@@ -156,7 +182,8 @@ function validateResourceClaimNames(
       }
       if (names.has(key)) errs.push(fieldError.duplicate(at, key));
       else if (!claim.request) {
-        for (const k of names) if (k.includes("/") && k.slice(0, k.indexOf("/")) === claim.name) errs.push(fieldError.duplicate(at, claim.name));
+        for (const k of names)
+          if (k.includes("/") && k.slice(0, k.indexOf("/")) === claim.name) errs.push(fieldError.duplicate(at, claim.name));
       }
       names.add(key);
     }

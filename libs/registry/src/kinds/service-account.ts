@@ -16,8 +16,7 @@ function cleanSecretReferences(obj: ObjectHeader): void {
   if (secrets) obj.secrets = secrets.map((s) => (s.name === undefined ? {} : { name: s.name }));
 }
 
-const hasAnnotation = (obj: ObjectHeader, key: string) =>
-  obj.metadata.annotations != null && Object.hasOwn(obj.metadata.annotations, key);
+const hasAnnotation = (obj: ObjectHeader, key: string) => obj.metadata.annotations != null && Object.hasOwn(obj.metadata.annotations, key);
 
 /** warnIfHasEnforceMountableSecretsAnnotation: only a request that newly sets the annotation is warned. */
 function enforceMountableSecretsWarning(obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext): string[] {

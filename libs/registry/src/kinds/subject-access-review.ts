@@ -44,10 +44,18 @@ function metadataIsEmpty(metadata: ObjectHeader["metadata"], allowNamespace: boo
 /** ValidateSelfSubjectAccessReviewSpec: exactly one of resourceAttributes and nonResourceAttributes. */
 function validateAttributes(spec: AccessSpec): FieldError[] {
   if (spec.resourceAttributes && spec.nonResourceAttributes) {
-    return [fieldError.invalid("spec.nonResourceAttributes", spec.nonResourceAttributes, "cannot be specified in combination with resourceAttributes")];
+    return [
+      fieldError.invalid(
+        "spec.nonResourceAttributes",
+        spec.nonResourceAttributes,
+        "cannot be specified in combination with resourceAttributes",
+      ),
+    ];
   }
   if (!spec.resourceAttributes && !spec.nonResourceAttributes) {
-    return [fieldError.invalid("spec.resourceAttributes", null, "exactly one of nonResourceAttributes or resourceAttributes must be specified")];
+    return [
+      fieldError.invalid("spec.resourceAttributes", null, "exactly one of nonResourceAttributes or resourceAttributes must be specified"),
+    ];
   }
   return [];
 }
@@ -55,7 +63,8 @@ function validateAttributes(spec: AccessSpec): FieldError[] {
 /** ValidateSubjectAccessReviewSpec: the attributes, and somebody to ask about. */
 function validateSubjectSpec(spec: SubjectSpec): FieldError[] {
   const errs = validateAttributes(spec);
-  if (!spec.user && !spec.groups?.length) errs.push(fieldError.invalid("spec.user", spec.user ?? "", "at least one of user or group must be specified"));
+  if (!spec.user && !spec.groups?.length)
+    errs.push(fieldError.invalid("spec.user", spec.user ?? "", "at least one of user or group must be specified"));
   return errs;
 }
 
@@ -133,7 +142,13 @@ export const localSubjectAccessReviews = (p: NamingProfile): KindDefinition =>
         }
         const namespace = review.metadata.namespace ?? "";
         if (spec.resourceAttributes && (spec.resourceAttributes.namespace ?? "") !== namespace) {
-          errs.push(fieldError.invalid("spec.resourceAttributes.namespace", spec.resourceAttributes.namespace ?? "", "must match metadata.namespace"));
+          errs.push(
+            fieldError.invalid(
+              "spec.resourceAttributes.namespace",
+              spec.resourceAttributes.namespace ?? "",
+              "must match metadata.namespace",
+            ),
+          );
         }
         if (spec.nonResourceAttributes) {
           errs.push(fieldError.invalid("spec.nonResourceAttributes", spec.nonResourceAttributes, "disallowed on this kind of request"));
@@ -169,8 +184,15 @@ export const selfSubjectRulesReviews = (p: NamingProfile): KindDefinition =>
       const { rules, errors: problems } = await authorizerOf(ctx).rulesFor(ctx.user, namespace);
       const resourceRules = rules
         .filter((r) => r.resources?.length)
-        .map((r) => ({ verbs: r.verbs ?? [], apiGroups: r.apiGroups ?? [], resources: r.resources, ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}) }));
-      const nonResourceRules = rules.filter((r) => r.nonResourceURLs?.length).map((r) => ({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs }));
+        .map((r) => ({
+          verbs: r.verbs ?? [],
+          apiGroups: r.apiGroups ?? [],
+          resources: r.resources,
+          ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}),
+        }));
+      const nonResourceRules = rules
+        .filter((r) => r.nonResourceURLs?.length)
+        .map((r) => ({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs }));
       return {
         ...review,
         metadata: { ...review.metadata, creationTimestamp: null },

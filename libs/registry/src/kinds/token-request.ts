@@ -65,7 +65,9 @@ export const tokenRequestAction = (p: NamingProfile, tokens: TokenService): Acti
       const name = account.metadata.name ?? "";
       const namespace = account.metadata.namespace ?? "";
       if (req.metadata.name && req.metadata.name !== name) {
-        throw errors.invalid(gk, name, [fieldError.invalid("metadata.name", req.metadata.name, "must match the service account name if specified")]);
+        throw errors.invalid(gk, name, [
+          fieldError.invalid("metadata.name", req.metadata.name, "must match the service account name if specified"),
+        ]);
       }
       if (req.metadata.namespace && req.metadata.namespace !== namespace) {
         throw errors.invalid(gk, name, [

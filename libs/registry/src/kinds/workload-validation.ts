@@ -86,7 +86,9 @@ export function validateRCTemplate(template: PodTemplateSpec | undefined, select
 
 /** ValidateImmutableField on `spec.selector`. */
 export function selectorImmutable(selector: unknown, old: unknown): FieldError[] {
-  return jsonEqual(selector ?? null, old ?? null) ? [] : [fieldError.invalid(spec.child("selector"), selector ?? null, fieldImmutableErrorMsg)];
+  return jsonEqual(selector ?? null, old ?? null)
+    ? []
+    : [fieldError.invalid(spec.child("selector"), selector ?? null, fieldImmutableErrorMsg)];
 }
 
 /** The `replicas` and `minReadySeconds` every replica-managing spec has. */
@@ -132,7 +134,14 @@ export function validateDeploymentStatus(status: DeploymentStatus | undefined, o
   const s = status ?? {};
   const at = FieldPath.root("status");
   const errs: FieldError[] = [];
-  for (const f of ["observedGeneration", "replicas", "updatedReplicas", "readyReplicas", "availableReplicas", "unavailableReplicas"] as const) {
+  for (const f of [
+    "observedGeneration",
+    "replicas",
+    "updatedReplicas",
+    "readyReplicas",
+    "availableReplicas",
+    "unavailableReplicas",
+  ] as const) {
     errs.push(...nonNegative(s[f], at.child(f)));
   }
   if (s.collisionCount !== undefined) errs.push(...nonNegative(s.collisionCount, at.child("collisionCount")));
@@ -155,5 +164,7 @@ export function validateDeploymentStatus(status: DeploymentStatus | undefined, o
 export function podNameWarning(name: string | undefined, what = "Pod names and hostnames"): string[] {
   const msgs = isDNS1123Label(name ?? "");
   if (msgs.length === 0) return [];
-  return [`metadata.name: this is used in ${what}, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(" ")}]`];
+  return [
+    `metadata.name: this is used in ${what}, which can result in surprising behavior; a DNS label is recommended: [${msgs.join(" ")}]`,
+  ];
 }

@@ -61,8 +61,7 @@ function ownerOnly(path: string): void {
   }
 }
 
-const isUniqueViolation = (e: unknown): boolean =>
-  e instanceof Error && (e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE";
+const isUniqueViolation = (e: unknown): boolean => e instanceof Error && (e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE";
 
 export class SqliteStorage implements Storage {
   private readonly sqlite: Database.Database;
@@ -88,9 +87,7 @@ export class SqliteStorage implements Storage {
     this.db = drizzle(this.sqlite);
     this.inSavepoint = this.sqlite.transaction((run: () => Change) => run());
     migrate(this.db, { migrationsFolder: migrationsFolder() });
-    this.sqlite.exec(
-      "INSERT OR IGNORE INTO counters(name, value) VALUES ('revision', 0), ('compacted', 0), ('published', 0)",
-    );
+    this.sqlite.exec("INSERT OR IGNORE INTO counters(name, value) VALUES ('revision', 0), ('compacted', 0), ('published', 0)");
     this.sqlite
       .prepare("INSERT OR IGNORE INTO counters(name, value) VALUES ('epoch', ?)")
       .run(Math.floor(Math.random() * Number.MAX_SAFE_INTEGER));
@@ -100,19 +97,10 @@ export class SqliteStorage implements Storage {
       namespace: sql.placeholder("namespace"),
       name: sql.placeholder("name"),
     };
-    const keyIs = and(
-      eq(objects.resource, key.resource),
-      eq(objects.namespace, key.namespace),
-      eq(objects.name, key.name),
-    );
-    const counter = (name: string) =>
-      this.db.select({ value: counters.value }).from(counters).where(eq(counters.name, name)).prepare();
+    const keyIs = and(eq(objects.resource, key.resource), eq(objects.namespace, key.namespace), eq(objects.name, key.name));
+    const counter = (name: string) => this.db.select({ value: counters.value }).from(counters).where(eq(counters.name, name)).prepare();
     this.q = {
-      get: this.db
-        .select({ revision: objects.revision, value: objects.value })
-        .from(objects)
-        .where(keyIs)
-        .prepare(),
+      get: this.db.select({ revision: objects.revision, value: objects.value }).from(objects).where(keyIs).prepare(),
       nextRevision: this.db
         .update(counters)
         .set({ value: sql`${counters.value} + 1` })
@@ -373,13 +361,7 @@ export class SqliteStorage implements Storage {
   }
 
   /** Objects of one resource in key order after `after`, as they were at `revision`. */
-  private scan(
-    query: ListQuery,
-    after: Position | undefined,
-    revision: number,
-    historical: boolean,
-    limit: number,
-  ): StoredObject[] {
+  private scan(query: ListQuery, after: Position | undefined, revision: number, historical: boolean, limit: number): StoredObject[] {
     const where = [sql`resource = ${query.resource}`];
     if (query.namespace !== undefined) where.push(sql`namespace = ${query.namespace}`);
     if (after) where.push(sql`(namespace, name) > (${after.namespace}, ${after.name})`);
@@ -406,8 +388,7 @@ export class SqliteStorage implements Storage {
     if (!historical) {
       const where = [sql`resource = ${query.resource}`, sql`(namespace, name) > (${after.namespace}, ${after.name})`];
       if (query.namespace !== undefined) where.push(sql`namespace = ${query.namespace}`);
-      return this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM objects WHERE ${sql.join(where, sql` AND `)}`)!
-        .n;
+      return this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM objects WHERE ${sql.join(where, sql` AND `)}`)!.n;
     }
     return this.scan(query, after, revision, true, Number.MAX_SAFE_INTEGER).length;
   }
@@ -419,9 +400,8 @@ export class SqliteStorage implements Storage {
       const compacted = this.counterValue(this.q.compacted);
       const byCount = current - policy.maxRevisions;
       const byAge =
-        this.db.get<{ r: number | null }>(
-          sql`SELECT max(revision) AS r FROM changes WHERE committed_at < ${Date.now() - policy.maxAgeMs}`,
-        )?.r ?? 0;
+        this.db.get<{ r: number | null }>(sql`SELECT max(revision) AS r FROM changes WHERE committed_at < ${Date.now() - policy.maxAgeMs}`)
+          ?.r ?? 0;
       // Never drop a change the event relay has not published yet: the log is also the outbox.
       const through = Math.min(Math.max(byCount, byAge), published);
       if (through <= compacted) return { compactedThrough: compacted, removed: 0 };
