@@ -4,7 +4,7 @@
 // an unserved version or a changed spec takes its kinds out or replaces them.
 import { type CustomResourceDefinition, type NamingProfile, crdConditionTrue } from "@orch/api";
 import { type KindDefinition, type KindRegistry, customResourceKinds, storageResource } from "@orch/registry";
-import type { Change, Storage } from "@orch/storage";
+import { type Storage, StorageInformer } from "@orch/storage";
 import type { Logger } from "@orch/log";
 
 interface Served {
@@ -15,39 +15,28 @@ interface Served {
 
 export class CustomResourceServing {
   private readonly served = new Map<string, Served>();
-  private readonly resource: string;
-  private readonly buffered: Change[] = [];
-  private scanned = false;
-  private readonly unsubscribe: () => void;
 
   private constructor(
-    storage: Storage,
+    private readonly informer: StorageInformer<CustomResourceDefinition>,
     private readonly registry: KindRegistry,
     private readonly profile: NamingProfile,
     private readonly log: Logger,
   ) {
-    this.resource = storageResource({ group: profile.group("apiextensions"), plural: "customresourcedefinitions" });
-    // Commits are seen synchronously, so a CRD write is served by the time its response is sent.
-    this.unsubscribe = storage.onCommit((change) => {
-      if (change.resource !== this.resource) return;
-      if (this.scanned) this.observe(change);
-      else this.buffered.push(change);
+    // Commits are heard synchronously, so a CRD write is served by the time its response is sent.
+    informer.addEventHandler({
+      onAdd: (crd) => this.apply(crd),
+      onUpdate: (_old, crd) => this.apply(crd),
+      onDelete: (crd) => this.withdraw(crd.metadata.name!),
     });
   }
 
   /** Registers the kinds of every established CRD, then follows changes. */
   static async start(storage: Storage, registry: KindRegistry, profile: NamingProfile, log: Logger): Promise<CustomResourceServing> {
-    const serving = new CustomResourceServing(storage, registry, profile, log);
-    const { items, revision } = await storage.list({ resource: serving.resource });
-    for (const item of items) serving.apply(JSON.parse(item.value) as CustomResourceDefinition);
-    for (const change of serving.buffered.splice(0)) if (change.revision > revision) serving.observe(change);
-    serving.scanned = true;
+    const resource = storageResource({ group: profile.group("apiextensions"), plural: "customresourcedefinitions" });
+    const informer = new StorageInformer<CustomResourceDefinition>(storage, { resources: [resource], log });
+    const serving = new CustomResourceServing(informer, registry, profile, log);
+    await informer.waitForSync();
     return serving;
-  }
-
-  private observe(change: Change): void {
-    if (change.type === "DELETED") this.withdraw(change.name);
-    else this.apply(JSON.parse(change.value) as CustomResourceDefinition);
   }
 
   private apply(crd: CustomResourceDefinition): void {
@@ -85,6 +74,6 @@ export class CustomResourceServing {
   }
 
   stop(): void {
-    this.unsubscribe();
+    this.informer.stop();
   }
 }

@@ -2,8 +2,9 @@
 // - an object whose owners are all gone is deleted (background propagation);
 // - an owner deleted with the `orphan` finalizer first loses its dependents' references to it;
 // - an owner deleted with `foregroundDeletion` waits until its dependents are gone.
-// An index (owner uid → dependents) follows every commit; each change marks the uids to look at,
-// and a pass settles them by reading the current objects, so a repeated or missed look is harmless.
+// A graph (owner uid → dependents) follows every commit through a storage informer; each change
+// queues the uids it concerns, and a worker settles each by reading the current object, so a repeated
+// look is harmless.
 import type { ObjectHeader } from "@orch/api";
 import { StatusError, errors } from "@orch/machinery";
 import {
@@ -15,9 +16,9 @@ import {
   type ResourceStore,
   storageResource,
 } from "@orch/registry";
-import type { Change, Storage } from "@orch/storage";
-import { serialTask } from "./serial-task.js";
+import { type Controller, WorkQueue, runController } from "@orch/controller";
 import type { Logger } from "@orch/log";
+import { type Storage, StorageInformer } from "@orch/storage";
 
 interface Entry {
   resource: string;
@@ -40,46 +41,45 @@ export class GarbageCollector {
   private readonly objects = new Map<string, Entry>();
   /** Owner uid → uids of the objects that name it. */
   private readonly dependents = new Map<string, Set<string>>();
-  /** Uids to look at in the next pass. */
-  private readonly dirty = new Set<string>();
-  private scanned = false;
-  private readonly buffered: Change[] = [];
-  private timer: NodeJS.Timeout | undefined;
-  private readonly run = serialTask(
-    () => this.pass(),
-    (e) => this.log.error("garbage collection failed", e),
-  );
-  private readonly unsubscribe: () => void;
+  /** Uids to look at; the graph's handlers add them, workers settle them once the graph is complete. */
+  private readonly queue = new WorkQueue<string>({ name: "garbage-collector" });
+  private readonly informer: StorageInformer<ObjectHeader>;
+  private controller: Controller | undefined;
+  private stopped = false;
 
   constructor(
-    private readonly storage: Storage,
+    storage: Storage,
     private readonly registry: KindRegistry,
     private readonly storeFor: (kind: KindDefinition) => ResourceStore,
     private readonly ctx: () => RequestContext,
     private readonly log: Logger,
   ) {
-    this.unsubscribe = storage.onCommit((change) => {
-      if (!this.scanned) this.buffered.push(change);
-      else this.observe(change);
-      this.kick();
+    // Every kind's objects: those served at start are listed; custom kinds served later are followed
+    // from their first commit.
+    this.informer = new StorageInformer(storage, {
+      resources: () => [...new Set(registry.all().map(storageResource))],
+      follows: () => true,
+      log,
     });
-    void this.scan().then(() => this.kick());
-  }
-
-  /** The index starts from one read of every object; changes committed meanwhile are applied after. */
-  private async scan(): Promise<void> {
-    const read = new Map<string, number>();
-    for (const resource of new Set(this.registry.all().map(storageResource))) {
-      const { items, revision } = await this.storage.list({ resource });
-      read.set(resource, revision);
-      for (const item of items) this.index(JSON.parse(item.value) as ObjectHeader, item);
-    }
-    for (const change of this.buffered.splice(0)) {
-      if (change.revision > (read.get(change.resource) ?? 0)) this.observe(change);
-    }
-    this.scanned = true;
-    // Owners that vanished while the apiserver was down leave dependents to collect.
-    for (const [uid, entry] of this.objects) if (entry.owners.length > 0) this.dirty.add(uid);
+    this.informer.addEventHandler({
+      onAdd: (obj, key) => this.index(obj, key),
+      onUpdate: (_old, obj, key) => this.index(obj, key),
+      onDelete: (obj) => this.forgetDeleted(obj),
+    });
+    // The apiserver does not wait for the first list; the workers do: an owner not yet listed is not gone.
+    this.informer.waitForSync().then(
+      () => {
+        if (this.stopped) return;
+        this.controller = runController({
+          name: "garbage-collector",
+          queue: this.queue,
+          reconciler: (uid) => this.reconcile(uid),
+          sources: [],
+          log,
+        });
+      },
+      (e) => log.error("garbage collector could not list the objects", e),
+    );
   }
 
   private index(obj: ObjectHeader, key: { resource: string; namespace: string; name: string }): void {
@@ -94,9 +94,10 @@ export class GarbageCollector {
     }
     const finalizers = obj.metadata.finalizers ?? [];
     if (obj.metadata.deletionTimestamp && (finalizers.includes(ORPHAN_FINALIZER) || finalizers.includes(FOREGROUND_FINALIZER))) {
-      this.dirty.add(uid);
+      this.queue.add(uid);
     }
-    if (owners.some((o) => !this.objects.has(o))) this.dirty.add(uid);
+    // While the first list runs, an owner may simply not be listed yet: the worker decides later.
+    if (owners.some((o) => !this.objects.has(o))) this.queue.add(uid);
   }
 
   private forget(uid: string): void {
@@ -104,53 +105,28 @@ export class GarbageCollector {
     this.objects.delete(uid);
   }
 
-  private observe(change: Change): void {
-    const obj = JSON.parse(change.value) as ObjectHeader;
+  private forgetDeleted(obj: ObjectHeader): void {
     const uid = obj.metadata.uid!;
-    if (change.type === "DELETED") {
-      this.forget(uid);
-      // Its dependents may now have no owner left; a foreground owner may have lost its last dependent.
-      for (const dependent of this.dependents.get(uid) ?? []) this.dirty.add(dependent);
-      for (const owner of ownerUids(obj)) this.dirty.add(owner);
-      this.dependents.delete(uid);
-      return;
-    }
-    this.index(obj, change);
+    this.forget(uid);
+    // Its dependents may now have no owner left; a foreground owner may have lost its last dependent.
+    for (const dependent of this.dependents.get(uid) ?? []) this.queue.add(dependent);
+    for (const owner of ownerUids(obj)) this.queue.add(owner);
+    this.dependents.delete(uid);
   }
 
-  private kick(): void {
-    if (this.scanned && this.dirty.size > 0) this.run();
-  }
-
-  private async pass(): Promise<void> {
-    const uids = [...this.dirty];
-    this.dirty.clear();
-    let later = false;
-    for (const uid of uids) {
-      const entry = this.objects.get(uid);
-      if (!entry) continue;
-      const store = this.storeOf(entry.resource);
-      if (!store) continue;
-      const obj = await store.get(entry.namespace, entry.name).then(
-        (s) => JSON.parse(s.value) as ObjectHeader,
-        () => undefined,
-      );
-      if (!obj || obj.metadata.uid !== uid) continue;
-      let retry: boolean;
-      try {
-        retry = await this.settle(obj, entry, store);
-      } catch (e) {
-        // Someone else changed it meanwhile: look again.
-        if (!(e instanceof StatusError && (e.code === 404 || e.code === 409))) throw e;
-        retry = true;
-      }
-      if (retry) {
-        this.dirty.add(uid);
-        later = true;
-      }
+  private async reconcile(uid: string): Promise<{ requeueAfter: number } | undefined> {
+    const entry = this.objects.get(uid);
+    const store = entry && this.storeOf(entry.resource);
+    if (!entry || !store) return;
+    const obj = await store.find(entry.namespace, entry.name);
+    if (!obj || obj.metadata.uid !== uid) return;
+    try {
+      if (await this.settle(obj, entry, store)) return { requeueAfter: RETRY_MS };
+    } catch (e) {
+      // Someone else changed it meanwhile: look again.
+      if (!(e instanceof StatusError && (e.code === 404 || e.code === 409))) throw e;
+      return { requeueAfter: RETRY_MS };
     }
-    clearTimeout(this.timer);
-    if (later) this.timer = setTimeout(() => this.kick(), RETRY_MS);
   }
 
   /** Brings one object to where its owners and finalizers say it should be; true to look again later. */
@@ -219,8 +195,10 @@ export class GarbageCollector {
     });
   }
 
-  stop(): void {
-    this.unsubscribe();
-    clearTimeout(this.timer);
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.queue.shutDown();
+    await this.controller?.stop();
+    this.informer.stop();
   }
 }

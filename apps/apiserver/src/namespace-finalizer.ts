@@ -1,58 +1,45 @@
 // Empties namespaces that are being deleted, then lets them go: the job Kubernetes' namespace
-// controller does. It is level-triggered: every pass looks at all Terminating namespaces, so a
-// restart or a missed change costs nothing but a pass.
+// controller does. A controller on the work queue, one key per namespace: each reconcile looks at
+// the namespace as it is now, so a restart or a missed change costs nothing but a look.
 import type { ObjectHeader } from "@orch/api";
-import type { KindDefinition, KindRegistry, RequestContext, ResourceStore } from "@orch/registry";
-import type { Storage } from "@orch/storage";
-import { serialTask } from "./serial-task.js";
+import { type Controller, runController } from "@orch/controller";
 import type { Logger } from "@orch/log";
+import type { KindDefinition, KindRegistry, RequestContext, ResourceStore } from "@orch/registry";
+import { type Storage, StorageInformer } from "@orch/storage";
 
-const PASS_INTERVAL_MS = 1000;
+/** Contents with finalizers of their own go when those finalizers go: look again this much later. */
+const RECHECK_MS = 1000;
 
 export class NamespaceFinalizer {
-  private timer: NodeJS.Timeout | undefined;
-  private readonly kick = serialTask(
-    () => this.pass(),
-    (e) => this.log.error("namespace cleanup failed", e),
-  );
-  private readonly unsubscribe: () => void;
+  private readonly informer: StorageInformer<ObjectHeader>;
+  private readonly controller: Controller;
 
   constructor(
     storage: Storage,
     private readonly registry: KindRegistry,
     private readonly storeFor: (kind: KindDefinition) => ResourceStore,
     private readonly ctx: () => RequestContext,
-    private readonly log: Logger,
+    log: Logger,
   ) {
-    this.unsubscribe = storage.onCommit((change) => {
-      if (change.resource === "core/namespaces" && change.type === "MODIFIED") this.kick();
+    this.informer = new StorageInformer(storage, { resources: ["core/namespaces"], log });
+    this.controller = runController({
+      name: "namespace-finalizer",
+      reconciler: (name) => this.reconcile(name),
+      sources: [{ informer: this.informer, filter: (event) => event.type !== "delete" && !!event.object.metadata.deletionTimestamp }],
+      log,
     });
-    this.kick();
   }
 
-  private async pass(): Promise<void> {
-    const namespaces = this.registry.lookup("", "v1", "namespaces");
-    if (!namespaces) return;
-    const nsStore = this.storeFor(namespaces);
-    const { items } = await nsStore.list({});
-    let pending = false;
-    for (const item of items) {
-      const ns = JSON.parse(item.value) as ObjectHeader;
-      if (!ns.metadata.deletionTimestamp) continue;
-      const name = ns.metadata.name!;
-      if (!(await this.emptyNamespace(name))) {
-        pending = true;
-        continue;
-      }
-      await nsStore.update("", name, "finalize", this.ctx(), {}, (current) => {
-        const obj = current ?? ns;
-        const spec = (obj.spec ?? {}) as { finalizers?: string[] };
-        return { ...obj, spec: { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== "kubernetes") } };
-      });
-    }
-    clearTimeout(this.timer);
-    // Contents with finalizers of their own go when those finalizers go; look again soon.
-    if (pending) this.timer = setTimeout(() => this.kick(), PASS_INTERVAL_MS);
+  private async reconcile(name: string): Promise<{ requeueAfter: number } | undefined> {
+    const namespaces = this.storeFor(this.registry.lookup("", "v1", "namespaces")!);
+    const current = await namespaces.find("", name);
+    if (!current?.metadata.deletionTimestamp) return;
+    if (!(await this.emptyNamespace(name))) return { requeueAfter: RECHECK_MS };
+    await namespaces.update("", name, "finalize", this.ctx(), {}, (latest) => {
+      const obj = latest ?? current;
+      const spec = (obj.spec ?? {}) as { finalizers?: string[] };
+      return { ...obj, spec: { ...spec, finalizers: (spec.finalizers ?? []).filter((f) => f !== "kubernetes") } };
+    });
   }
 
   /** Deletes everything in the namespace; true once nothing is left. */
@@ -67,8 +54,8 @@ export class NamespaceFinalizer {
     return empty;
   }
 
-  stop(): void {
-    this.unsubscribe();
-    clearTimeout(this.timer);
+  async stop(): Promise<void> {
+    await this.controller.stop();
+    this.informer.stop();
   }
 }

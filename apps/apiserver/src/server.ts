@@ -146,6 +146,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   const authorizer = await RbacAuthorizer.start(storage, rbacGroup);
   await ensureBootstrapPolicy(config.profile, registry, storeFor, systemContext());
   const aggregator = new ClusterRoleAggregator(
+    storage,
     authorizer,
     storeFor(registry.lookup(rbacGroup, "v1", "clusterroles")!),
     systemContext,
@@ -203,9 +204,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     async close() {
       ready = false;
       clearInterval(compactor);
-      namespaceFinalizer.stop();
-      garbageCollector.stop();
-      aggregator.stop();
+      await Promise.all([namespaceFinalizer.stop(), garbageCollector.stop(), aggregator.stop()]);
       authorizer.stop();
       customResources.stop();
       hub.close();

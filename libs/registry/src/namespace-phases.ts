@@ -1,33 +1,24 @@
 // The phase of every namespace, kept from commits, so that a create checks its namespace (exists, not
 // Terminating) without a database read and a parse on every request.
-import type { Change, Storage } from "@orch/storage";
+import { type Storage, StorageInformer } from "@orch/storage";
 
-const NAMESPACES = "core/namespaces";
-
-const phaseOf = (value: string): string => (JSON.parse(value) as { status?: { phase?: string } }).status?.phase ?? "Active";
+type Namespace = { metadata: { name: string }; status?: { phase?: string } };
 
 export class NamespacePhases {
   private readonly phases = new Map<string, string>();
-  private readonly unsubscribe: () => void;
-  /** While the initial list is read: namespaces committed meanwhile, whose commit is newer than the list. */
-  private committedWhileLoading: Set<string> | undefined = new Set();
 
-  private constructor(storage: Storage) {
-    this.unsubscribe = storage.onCommit((change: Change) => {
-      if (change.resource !== NAMESPACES) return;
-      this.committedWhileLoading?.add(change.name);
-      if (change.type === "DELETED") this.phases.delete(change.name);
-      else this.phases.set(change.name, phaseOf(change.value));
+  private constructor(private readonly informer: StorageInformer<Namespace>) {
+    const set = (ns: Namespace) => this.phases.set(ns.metadata.name, ns.status?.phase ?? "Active");
+    informer.addEventHandler({
+      onAdd: set,
+      onUpdate: (_old, ns) => set(ns),
+      onDelete: (ns) => this.phases.delete(ns.metadata.name),
     });
   }
 
   static async create(storage: Storage): Promise<NamespacePhases> {
-    // Listening first: a namespace committed while the list is read keeps what its commit said.
-    const index = new NamespacePhases(storage);
-    for (const ns of (await storage.list({ resource: NAMESPACES })).items) {
-      if (!index.committedWhileLoading!.has(ns.name)) index.phases.set(ns.name, phaseOf(ns.value));
-    }
-    index.committedWhileLoading = undefined;
+    const index = new NamespacePhases(new StorageInformer(storage, { resources: ["core/namespaces"] }));
+    await index.informer.waitForSync();
     return index;
   }
 
@@ -37,6 +28,6 @@ export class NamespacePhases {
   }
 
   close(): void {
-    this.unsubscribe();
+    this.informer.stop();
   }
 }

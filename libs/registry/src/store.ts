@@ -196,6 +196,12 @@ export class ResourceStore {
     return this.kind.storageApiVersion ? { ...found, value: this.present(found.value) } : found;
   }
 
+  /** The current object, or undefined when there is none (for the apiserver's own controllers). */
+  async find(namespace: string, name: string): Promise<ObjectHeader | undefined> {
+    const found = await this.deps.storage.get(this.key(namespace, name));
+    return found && JSON.parse(this.kind.storageApiVersion ? this.present(found.value) : found.value);
+  }
+
   async list(options: ListOptions): Promise<ListResponse> {
     const plan = planList(this.kind, options, false);
     return this.runList(plan);

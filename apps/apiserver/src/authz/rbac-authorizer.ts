@@ -1,11 +1,11 @@
 // The RBAC authorizer (plugin/pkg/auth/authorizer/rbac, pkg/registry/rbac/validation/rule.go) over an
-// in-memory index of roles and bindings. The index reads every RBAC object once at start and then
-// follows each storage commit, synchronously, so a binding is in force before its create returns.
+// in-memory index of roles and bindings, kept by a storage informer: complete at start, then updated by
+// each commit synchronously, so a binding is in force before its create returns.
 // Members of system:masters may do everything, as Kubernetes' privileged-group authorizer allows.
 import type { ClusterRole, ObjectHeader, PolicyRule, Role, RoleBinding, Subject } from "@orch/api";
 import { goQuote } from "@orch/machinery";
 import type { AuthorizationAttributes, Authorizer, Decision, RuleSet, UserInfo } from "@orch/registry";
-import type { Change, Storage } from "@orch/storage";
+import { type Storage, StorageInformer } from "@orch/storage";
 import { ruleAllows } from "./rules.js";
 
 export const SYSTEM_MASTERS = "system:masters";
@@ -23,48 +23,33 @@ export class RbacAuthorizer implements Authorizer {
   /** namespace → name → binding */
   private readonly roleBindings = new Map<string, Map<string, Binding>>();
   private readonly clusterRoleBindings = new Map<string, Binding>();
-  private readonly listeners = new Set<(kind: "ClusterRole" | "other") => void>();
   private readonly resources: Record<string, "roles" | "clusterroles" | "rolebindings" | "clusterrolebindings">;
-  private unsubscribe: () => void = () => {};
+  private readonly informer: StorageInformer<ObjectHeader>;
 
-  private constructor(rbacGroup: string) {
+  private constructor(storage: Storage, rbacGroup: string) {
     this.resources = {
       [`${rbacGroup}/roles`]: "roles",
       [`${rbacGroup}/clusterroles`]: "clusterroles",
       [`${rbacGroup}/rolebindings`]: "rolebindings",
       [`${rbacGroup}/clusterrolebindings`]: "clusterrolebindings",
     };
+    this.informer = new StorageInformer(storage, { resources: Object.keys(this.resources) });
+    this.informer.addEventHandler({
+      onAdd: (obj, key) => this.put(key.resource, obj),
+      onUpdate: (_old, obj, key) => this.put(key.resource, obj),
+      onDelete: (obj, key) => this.remove(key.resource, obj),
+    });
   }
 
   /** Reads every role and binding, then follows commits; resolves once the index is complete. */
   static async start(storage: Storage, rbacGroup: string): Promise<RbacAuthorizer> {
-    const authorizer = new RbacAuthorizer(rbacGroup);
-    const buffered: Change[] = [];
-    let scanning = true;
-    authorizer.unsubscribe = storage.onCommit((change) => {
-      if (!(change.resource in authorizer.resources)) return;
-      if (scanning) buffered.push(change);
-      else authorizer.apply(change);
-    });
-    const read = new Map<string, number>();
-    for (const resource of Object.keys(authorizer.resources)) {
-      const { items, revision } = await storage.list({ resource });
-      read.set(resource, revision);
-      for (const item of items) authorizer.put(resource, JSON.parse(item.value) as ObjectHeader);
-    }
-    for (const change of buffered) if (change.revision > (read.get(change.resource) ?? 0)) authorizer.apply(change);
-    scanning = false;
+    const authorizer = new RbacAuthorizer(storage, rbacGroup);
+    await authorizer.informer.waitForSync();
     return authorizer;
   }
 
   stop(): void {
-    this.unsubscribe();
-  }
-
-  /** Called after each change to an RBAC object (the aggregation controller follows ClusterRoles). */
-  onChange(listener: (kind: "ClusterRole" | "other") => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    this.informer.stop();
   }
 
   /** Every ClusterRole, as last committed. */
@@ -72,12 +57,8 @@ export class RbacAuthorizer implements Authorizer {
     return [...this.clusterRoles.values()];
   }
 
-  private apply(change: Change): void {
-    const obj = JSON.parse(change.value) as ObjectHeader;
-    if (change.type === "DELETED") this.remove(change.resource, obj);
-    else this.put(change.resource, obj);
-    const kind = this.resources[change.resource] === "clusterroles" ? "ClusterRole" : "other";
-    for (const listener of this.listeners) listener(kind);
+  clusterRole(name: string): RoleObject | undefined {
+    return this.clusterRoles.get(name);
   }
 
   private put(resource: string, obj: ObjectHeader): void {

@@ -1,0 +1,124 @@
+// List-and-follow inside the process that owns the storage: what the apiserver's own indexes and
+// controllers are built on. At start it lists each resource at some revision R, then hands over every
+// commit of the resources it follows, in revision order, skipping what a list already covered: each
+// state of each object reaches the handlers once, with no gap and no duplicate — the guarantee the
+// client's informer gives over NATS or HTTP.
+//
+// Delivery is synchronous, from the commit itself: an index a handler keeps (RBAC bindings, served
+// CRDs, namespace phases) is current by the time the write that changed it is answered. There is no
+// cache: consumers keep what they need of each object. The watch hub and the event relay read the
+// commit log itself (`Storage.onCommit`, `Storage.changes`): they need every change and history, not state.
+import { type Logger, createLogger } from "@orch/log";
+import type { Change, ObjectKey, Storage } from "./storage.js";
+
+/** Called synchronously; objects are shared by every handler and must not be changed. */
+export interface StorageEventHandlers<T> {
+  onAdd?(obj: T, key: ObjectKey): void;
+  onUpdate?(old: T, obj: T, key: ObjectKey): void;
+  /** With the object's last state. */
+  onDelete?(obj: T, key: ObjectKey): void;
+}
+
+export interface StorageInformerOptions {
+  /** Storage resources (`<group>/<plural>`) listed at start and followed; a function is read at start. */
+  resources: readonly string[] | (() => readonly string[]);
+  /**
+   * Also follow commits of these resources without listing them first: for a consumer of every kind,
+   * whose kinds (custom resources) may appear after it started. Default: only the listed ones.
+   */
+  follows?: (resource: string) => boolean;
+  /** Where failing handlers are reported (default a logger named `storage-informer`). */
+  log?: Logger;
+}
+
+export class StorageInformer<T = unknown> {
+  private readonly handlers: StorageEventHandlers<T>[] = [];
+  /** The revision each listed resource was read at; commits at or below it are in the list. */
+  private readonly listedAt = new Map<string, number>();
+  /** Commits that arrived while listing, delivered once the lists are. */
+  private buffered: Change[] | undefined;
+  private unsubscribe: (() => void) | undefined;
+  private started: Promise<void> | undefined;
+  private readonly log: Logger;
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly options: StorageInformerOptions,
+  ) {
+    this.log = options.log ?? createLogger("storage-informer");
+  }
+
+  /** Handlers must be in place before `start`: without a cache there is nothing to replay to a late one. */
+  addEventHandler(handlers: StorageEventHandlers<T>): () => void {
+    if (this.started) throw new Error("storage informer: add handlers before start()");
+    this.handlers.push(handlers);
+    return () => {
+      const i = this.handlers.indexOf(handlers);
+      if (i >= 0) this.handlers.splice(i, 1);
+    };
+  }
+
+  /** Lists, then follows; `waitForSync` resolves once every list has been delivered. */
+  start(): void {
+    this.started ??= this.listAndFollow();
+    this.started.catch(() => undefined);
+  }
+
+  waitForSync(timeoutMs?: number): Promise<void> {
+    this.start();
+    if (timeoutMs === undefined) return this.started!;
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`storage informer not synced within ${timeoutMs} ms`)), timeoutMs);
+    });
+    return Promise.race([this.started!, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  stop(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    this.handlers.length = 0;
+  }
+
+  private async listAndFollow(): Promise<void> {
+    const resources = typeof this.options.resources === "function" ? this.options.resources() : this.options.resources;
+    const listed = new Set(resources);
+    const follows = this.options.follows;
+    this.buffered = [];
+    // Subscribed before listing, so a commit during the lists is either in a list or in the buffer.
+    this.unsubscribe = this.storage.onCommit((change) => {
+      if (!listed.has(change.resource) && !follows?.(change.resource)) return;
+      if (this.buffered) this.buffered.push(change);
+      else this.deliver(change);
+    });
+    for (const resource of listed) {
+      const { items, revision } = await this.storage.list({ resource });
+      this.listedAt.set(resource, revision);
+      for (const item of items) this.dispatch({ ...item, type: "ADDED", prevValue: undefined });
+    }
+    const buffered = this.buffered;
+    this.buffered = undefined;
+    for (const change of buffered) this.deliver(change);
+  }
+
+  private deliver(change: Change): void {
+    if (change.revision > (this.listedAt.get(change.resource) ?? 0)) this.dispatch(change);
+  }
+
+  private dispatch(change: Change): void {
+    const obj = JSON.parse(change.value) as T;
+    // The previous state costs a second parse: only when someone asks for it.
+    const update = change.type === "MODIFIED" && change.prevValue !== undefined && this.handlers.some((h) => h.onUpdate);
+    const old = update ? (JSON.parse(change.prevValue!) as T) : undefined;
+    for (const h of this.handlers) {
+      // One failing handler must not keep the change from the others.
+      try {
+        if (change.type === "DELETED") h.onDelete?.(obj, change);
+        else if (change.type === "ADDED") h.onAdd?.(obj, change);
+        else if (old !== undefined) h.onUpdate?.(old, obj, change);
+      } catch (e) {
+        this.log.error(`handler failed on ${change.type} ${change.resource} ${change.namespace}/${change.name}`, e);
+      }
+    }
+  }
+}
