@@ -23,16 +23,16 @@ import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
 import { join } from "node:path";
 import { type ApiserverConfig, serviceAccountDefaults } from "./config.js";
-import { setUpAuthentication } from "./authentication.js";
+import { setUpAuthentication } from "./authn/authentication.js";
 import { ensureControllerCredentials, ensurePki, kubeconfig } from "./bootstrap/pki.js";
 import { CONTROLLER_APPS, controllerUser, ensureBootstrapPolicy } from "./authz/bootstrap-policy.js";
-import { ClusterRoleAggregator } from "./authz/cluster-role-aggregation.js";
+import { ClusterRoleAggregator } from "./controllers/cluster-role-aggregation.js";
 import { RbacAuthorizer } from "./authz/rbac-authorizer.js";
 import { createApp } from "./http/app.js";
-import { JWKS_PATH } from "./http/oidc.js";
+import { JWKS_PATH } from "./authn/oidc.js";
 import { CustomResourceServing } from "./custom-resources.js";
-import { GarbageCollector } from "./garbage-collector.js";
-import { NamespaceFinalizer } from "./namespace-finalizer.js";
+import { GarbageCollector } from "./controllers/garbage-collector.js";
+import { NamespaceFinalizer } from "./controllers/namespace-finalizer.js";
 
 type FetchCallback = Parameters<typeof createAdaptorServer>[0]["fetch"];
 

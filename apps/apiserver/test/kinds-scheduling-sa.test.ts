@@ -77,7 +77,7 @@ describe("PriorityClass: system classes", () => {
   });
 
   // Kubernetes' priorityclass REST.Delete refuses these by name. Skipped until the generic store has a
-  // per-kind delete hook (libs/registry/src/store.ts is not this kind's to change).
+  // per-kind delete hook (libs/registry/src/generic/store.ts is not this kind's to change).
   it("deleting a system class → 403 Forbidden", async () => {
     const r = await t.api.delete(`${PCS}/system-cluster-critical`);
     expect(r.status).toBe(403);

@@ -1,7 +1,7 @@
 // Kubernetes `Status` failures (k8s.io/apimachinery/pkg/api/errors). Every failure that leaves the
 // apiserver is one of these, so clients can branch on `reason` and `code`.
-import { type FieldError, fieldErrorBody, fieldErrorText } from "./field.js";
-import { goAggregate } from "./go-format.js";
+import { type FieldError, fieldErrorBody, fieldErrorText } from "./validation/field-errors.js";
+import { goAggregate } from "./values/go-format.js";
 
 export interface StatusCause {
   reason?: string;

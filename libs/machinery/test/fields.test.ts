@@ -11,8 +11,8 @@ import {
   parseFieldSelector,
   transformFieldSelector,
   unescapeFieldSelectorValue,
-} from "../src/fields.js";
-import { SelectorError } from "../src/selector-error.js";
+} from "../src/selectors/field-selector.js";
+import { SelectorError } from "../src/selectors/selector-error.js";
 
 type Outcome = { text: string; empty: boolean } | { error: string };
 

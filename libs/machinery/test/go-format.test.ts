@@ -1,8 +1,8 @@
 // Expected strings are Go's own output (strconv.Quote, json.Marshal).
 import { describe, expect, it } from "vitest";
-import { goAggregate, goBadValue, goJSON, goQuote } from "../src/go-format.js";
+import { goAggregate, goBadValue, goJSON, goQuote } from "../src/values/go-format.js";
 import fc from "fast-check";
-import { compareUtf8, truncateUtf8 } from "../src/utf8.js";
+import { compareUtf8, truncateUtf8 } from "../src/values/utf8.js";
 
 describe("goQuote", () => {
   it.each<[string, string]>([

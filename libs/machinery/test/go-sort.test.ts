@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { goSliceStable } from "../src/go-sort.js";
+import { goSliceStable } from "../src/values/go-sort.js";
 
 /** A deterministic pseudo-random sequence, so a failure names its case. */
 function random(seed: number): () => number {

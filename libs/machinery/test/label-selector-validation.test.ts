@@ -1,7 +1,7 @@
 // metav1 LabelSelector validation: paths and texts of apimachinery's ValidateLabelSelector.
 import { describe, expect, it } from "vitest";
-import { FieldPath, fieldErrorText } from "../src/field.js";
-import { validateLabelSelector } from "../src/label-selector-validation.js";
+import { FieldPath, fieldErrorText } from "../src/validation/field-errors.js";
+import { validateLabelSelector } from "../src/selectors/label-selector-validation.js";
 
 const at = FieldPath.root("spec", "selector");
 const texts = (selector: Parameters<typeof validateLabelSelector>[0]) => validateLabelSelector(selector, at).map(fieldErrorText);

@@ -18,8 +18,8 @@ import {
   newLabelRequirement,
   nothingLabelSelector,
   parseLabelSelector,
-} from "../src/labels.js";
-import { SelectorError } from "../src/selector-error.js";
+} from "../src/selectors/labels.js";
+import { SelectorError } from "../src/selectors/selector-error.js";
 
 const labelValueMsg =
   "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";

@@ -1,7 +1,7 @@
 // Expected messages were produced by running Kubernetes' validators (k8s.io/apimachinery v0.36.3) on each
 // input; the inputs are those of pkg/util/validation/validation_test.go and pkg/api/validate/content's tests.
 import { describe, expect, it } from "vitest";
-import { generateName, maxGeneratedNameBaseLength, nameSuffixAlphabet, randomNameSuffix } from "../src/generate-name.js";
+import { generateName, maxGeneratedNameBaseLength, nameSuffixAlphabet, randomNameSuffix } from "../src/validation/generate-name.js";
 import {
   isDNS1035Label,
   isDNS1123Label,
@@ -13,7 +13,7 @@ import {
   nameIsDNSLabel,
   nameIsDNSSubdomain,
   nameIsPathSegment,
-} from "../src/names.js";
+} from "../src/validation/names.js";
 
 const subdomainMsg =
   "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";

@@ -2,10 +2,15 @@
 // (k8s.io/apimachinery v0.36.3 pkg/api/validation, plus pkg/apis/core/validation's finalizer rule for
 // `kubeFinalizers`) on each object; cases follow pkg/api/validation/objectmeta_test.go.
 import { describe, expect, it } from "vitest";
-import { type FieldError, fieldErrorText, omitValue } from "../src/field.js";
-import { goBadValue } from "../src/go-format.js";
-import { nameIsDNS1035Label, nameIsDNSLabel } from "../src/names.js";
-import { type ObjectMetaLike, type ObjectMetaValidationOptions, validateObjectMeta, validateObjectMetaUpdate } from "../src/objectmeta.js";
+import { type FieldError, fieldErrorText, omitValue } from "../src/validation/field-errors.js";
+import { goBadValue } from "../src/values/go-format.js";
+import { nameIsDNS1035Label, nameIsDNSLabel } from "../src/validation/names.js";
+import {
+  type ObjectMetaLike,
+  type ObjectMetaValidationOptions,
+  validateObjectMeta,
+  validateObjectMetaUpdate,
+} from "../src/validation/objectmeta.js";
 
 const typeText: Record<string, string> = {
   FieldValueRequired: "Required value",

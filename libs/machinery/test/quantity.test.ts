@@ -12,7 +12,7 @@ import {
   quantityMilliValue,
   quantitySign,
   quantityValue,
-} from "../src/quantity.js";
+} from "../src/values/quantity.js";
 
 describe("parseQuantity → canonical form", () => {
   const cases: [string, string][] = [

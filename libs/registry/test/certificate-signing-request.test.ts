@@ -3,7 +3,7 @@
 import { namingProfile, type ObjectHeader } from "@orch/api";
 import { describe, expect, it } from "vitest";
 import type { RequestContext, UserInfo } from "../src/index.js";
-import { certificateSigningRequests } from "../src/kinds/certificate-signing-request.js";
+import { certificateSigningRequests } from "../src/kinds/certificates/certificate-signing-request.js";
 
 const profile = namingProfile("orch");
 const kind = certificateSigningRequests(profile);

@@ -3,7 +3,7 @@
 import { namingProfile, type ObjectHeader } from "@orch/api";
 import { describe, expect, it } from "vitest";
 import type { RequestContext } from "../src/index.js";
-import { deviceClasses } from "../src/kinds/device-class.js";
+import { deviceClasses } from "../src/kinds/resource/device-class.js";
 
 const profile = namingProfile("orch");
 const strategy = deviceClasses(profile).strategy;

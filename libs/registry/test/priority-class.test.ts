@@ -5,7 +5,7 @@ import { StatusError } from "@orch/machinery";
 import { SqliteStorage } from "@orch/storage";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type RequestContext, ResourceStore, WatchHub, ensureBuiltinObjects, storageClusterReader } from "../src/index.js";
-import { priorityClasses } from "../src/kinds/priority-class.js";
+import { priorityClasses } from "../src/kinds/scheduling/priority-class.js";
 
 const profile = namingProfile("orch");
 const ctx = (): RequestContext => ({ user: { username: "test", groups: [] }, profile, warnings: [] });

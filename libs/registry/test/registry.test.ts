@@ -1,7 +1,7 @@
 import { namingProfile } from "@orch/api";
 import { describe, expect, it } from "vitest";
 import { KindRegistry, builtinKinds } from "../src/index.js";
-import { defineKind } from "../src/kinds/define.js";
+import { defineKind } from "../src/generic/define.js";
 import * as v from "valibot";
 
 const widget = defineKind({

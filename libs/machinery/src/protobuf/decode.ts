@@ -3,7 +3,7 @@
 // 3 contentEncoding, 4 contentType }; raw is the object's generated.proto message, decoded with ./messages.
 import { Buffer } from "node:buffer";
 import { TooDeepError, decodeJson } from "../serializer/json.js";
-import { rfc3339 } from "../time.js";
+import { rfc3339 } from "../values/time.js";
 import { messageTables, protobufKinds } from "./kinds.js";
 import { compileMessages, type MessageSpec, type Scalar, type Special, type ValueType } from "./schema.js";
 import { ProtobufDecodeError, WireReader, WireType } from "./wire.js";

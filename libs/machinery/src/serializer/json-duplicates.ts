@@ -8,7 +8,7 @@
 //
 // The text must already be valid JSON (JSON.parse accepted it): this is one pass that tracks only the
 // container stack, so it allocates per key and per container, never per character.
-import { goQuote } from "../go-format.js";
+import { goQuote } from "../values/go-format.js";
 import { stringEnd } from "./json.js";
 
 const OBJECT = 0;

@@ -1,6 +1,6 @@
 // JSON bodies as Kubernetes' decoder takes them: nested at most MAX_NESTING_DEPTH levels (encoding/json's
 // limit, which bounds every recursive step that follows), and refused in encoding/json's words.
-import { goQuote } from "../go-format.js";
+import { goQuote } from "../values/go-format.js";
 
 /** The deepest nesting of objects and arrays a body may have, in JSON and in YAML (Kubernetes' 10,000). */
 export const MAX_NESTING_DEPTH = 10_000;

@@ -1,32 +1,32 @@
 import type { NamingProfile } from "@orch/api";
-import type { KindDefinition } from "../kind.js";
-import type { KindServices } from "../services.js";
-import { certificateSigningRequests } from "./certificate-signing-request.js";
-import { clusterRoleBindings } from "./cluster-role-binding.js";
-import { clusterRoles } from "./cluster-role.js";
-import { clusterTrustBundles } from "./cluster-trust-bundle.js";
-import { customResourceDefinitions } from "./custom-resource-definition.js";
-import { deployments } from "./deployment.js";
-import { deviceClasses } from "./device-class.js";
-import { leases } from "./lease.js";
-import { namespaces } from "./namespace.js";
-import { podTemplates } from "./pod-template.js";
-import { pods } from "./pod.js";
-import { priorityClasses } from "./priority-class.js";
-import { replicaSets } from "./replica-set.js";
-import { replicationControllers } from "./replication-controller.js";
-import { roleBindings } from "./role-binding.js";
-import { roles } from "./role.js";
-import { secrets } from "./secret.js";
-import { selfSubjectReviews } from "./self-subject-review.js";
-import { serviceAccounts } from "./service-account.js";
+import type { KindDefinition } from "../generic/kind.js";
+import type { KindServices } from "../generic/services.js";
+import { certificateSigningRequests } from "./certificates/certificate-signing-request.js";
+import { clusterRoleBindings } from "./rbac/cluster-role-binding.js";
+import { clusterRoles } from "./rbac/cluster-role.js";
+import { clusterTrustBundles } from "./certificates/cluster-trust-bundle.js";
+import { customResourceDefinitions } from "./apiextensions/custom-resource-definition.js";
+import { deployments } from "./apps/deployment.js";
+import { deviceClasses } from "./resource/device-class.js";
+import { leases } from "./coordination/lease.js";
+import { namespaces } from "./core/namespace.js";
+import { podTemplates } from "./core/pod-template.js";
+import { pods } from "./core/pod.js";
+import { priorityClasses } from "./scheduling/priority-class.js";
+import { replicaSets } from "./apps/replica-set.js";
+import { replicationControllers } from "./core/replication-controller.js";
+import { roleBindings } from "./rbac/role-binding.js";
+import { roles } from "./rbac/role.js";
+import { secrets } from "./core/secret.js";
+import { selfSubjectReviews } from "./authentication/self-subject-review.js";
+import { serviceAccounts } from "./core/service-account.js";
 import {
   localSubjectAccessReviews,
   selfSubjectAccessReviews,
   selfSubjectRulesReviews,
   subjectAccessReviews,
-} from "./subject-access-review.js";
-import { tokenReviews } from "./token-review.js";
+} from "./authorization/subject-access-review.js";
+import { tokenReviews } from "./authentication/token-review.js";
 
 /**
  * Every kind orch serves out of the box, named for the profile. One file per kind in this folder.

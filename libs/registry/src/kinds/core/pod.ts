@@ -1,0 +1,95 @@
+// Pod (core/v1).
+import { type ObjectHeader, type Pod as PodObject, Pod, defaultPod } from "@orch/api";
+import { type FieldError, fieldError } from "@orch/machinery";
+import type { KindDefinition, Strategy } from "../../generic/kind.js";
+import { AGE, at, column, defaults, defineKind, statusSubresource } from "../../generic/define.js";
+import { emptyPodSpec, podSpecPath, validateContainersOnlyForPod, validatePodSpec, validatePodSpecUpdate } from "./pod-spec-validation.js";
+import { podWarnings } from "./pod-warnings.js";
+import { podNameWarning } from "./workload-validation.js";
+
+const specOf = (o: ObjectHeader) => (o as unknown as PodObject).spec ?? emptyPodSpec();
+
+/** validatePodMetadataAndSpec: the spec as a pod's own (see pod-spec-validation.ts). */
+function validatePod(obj: ObjectHeader): FieldError[] {
+  const spec = specOf(obj);
+  return [...validatePodSpec(spec, podSpecPath, { resourceIsPod: true }), ...validateContainersOnlyForPod(spec, podSpecPath)];
+}
+
+/** ValidatePodCreate adds: no ephemeral containers yet, no node while scheduling gates remain. */
+function validatePodCreate(obj: ObjectHeader): FieldError[] {
+  const spec = specOf(obj);
+  const errs = validatePod(obj);
+  if ((spec.ephemeralContainers ?? []).length > 0)
+    errs.push(fieldError.forbidden(podSpecPath.child("ephemeralContainers"), "cannot be set on create"));
+  if (spec.nodeName && (spec.schedulingGates ?? []).length > 0) {
+    errs.push(fieldError.forbidden(podSpecPath.child("nodeName"), "cannot be set until all schedulingGates have been cleared"));
+  }
+  return errs;
+}
+
+const main: Strategy = {
+  validate: validatePodCreate,
+  validateUpdate: (obj, old) => [...validatePod(obj), ...validatePodSpecUpdate(specOf(obj), specOf(old))],
+  // Kubernetes skips warnings on pod updates (a controllers' hot path).
+  warnings: (obj, old) =>
+    old ? [] : [...podNameWarning(obj.metadata.name, "the Pod's hostname"), ...podWarnings(specOf(obj), obj.metadata)],
+};
+
+const podStatus = statusSubresource(main, () => ({ phase: "Pending" }));
+
+/**
+ * A pod on a node gets its grace period (requested, else spec.terminationGracePeriodSeconds) for the
+ * node to stop it; one never scheduled, or already finished, goes at once (Kubernetes' CheckGracefulDelete).
+ */
+function podGracePeriod(pod: ObjectHeader, requested: number | undefined): number {
+  const spec = pod.spec as { nodeName?: string; terminationGracePeriodSeconds?: number } | undefined;
+  const phase = (pod.status as { phase?: string } | undefined)?.phase;
+  if (!spec?.nodeName || phase === "Succeeded" || phase === "Failed") return 0;
+  const period = requested ?? spec.terminationGracePeriodSeconds ?? 0;
+  return period < 0 ? 1 : period;
+}
+
+export const pods = (): KindDefinition =>
+  defineKind({
+    group: "",
+    version: "v1",
+    kind: "Pod",
+    plural: "pods",
+    shortNames: ["po"],
+    categories: ["all"],
+    namespaced: true,
+    schema: Pod,
+    defaults: defaults(defaultPod),
+    strategy: podStatus.strategy,
+    subresources: { status: podStatus.status },
+    deleteReturnsObject: true,
+    gracePeriod: podGracePeriod,
+    selectableFields: {
+      "spec.nodeName": (o) => (at(o, "spec.nodeName") as string | undefined) ?? "",
+      "spec.restartPolicy": (o) => at(o, "spec.restartPolicy") as string | undefined,
+      "spec.schedulerName": (o) => at(o, "spec.schedulerName") as string | undefined,
+      "spec.serviceAccountName": (o) => at(o, "spec.serviceAccountName") as string | undefined,
+      "status.phase": (o) => at(o, "status.phase") as string | undefined,
+      "status.podIP": (o) => (at(o, "status.podIP") as string | undefined) ?? "",
+      "status.nominatedNodeName": (o) => (at(o, "status.nominatedNodeName") as string | undefined) ?? "",
+    },
+    printerColumns: [
+      column("Ready", "string", (o) => {
+        const statuses = (at(o, "status.containerStatuses") as { ready?: boolean }[] | undefined) ?? [];
+        const total = ((at(o, "spec.containers") as unknown[] | undefined) ?? []).length;
+        return `${statuses.filter((s) => s.ready).length}/${total}`;
+      }),
+      column("Status", "string", (o) => (o.metadata.deletionTimestamp ? "Terminating" : at(o, "status.phase"))),
+      column("Restarts", "string", (o) =>
+        String(
+          ((at(o, "status.containerStatuses") as { restartCount?: number }[] | undefined) ?? []).reduce(
+            (n, s) => n + (s.restartCount ?? 0),
+            0,
+          ),
+        ),
+      ),
+      AGE,
+      column("IP", "string", (o) => at(o, "status.podIP"), 1),
+      column("Node", "string", (o) => at(o, "spec.nodeName"), 1),
+    ],
+  });
