@@ -15,7 +15,7 @@ import { AGGREGATED_TYPE, aggregatedDiscovery, apiGroupList, apiResourceList, na
 import { oidcDiscoveryRoutes } from "../authn/oidc.js";
 import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
 import type { ResourceRequest } from "./request-info.js";
-import { MAX_BODY_BYTES, type ResourceDeps, handleResource } from "./resources.js";
+import { MAX_BODY_BYTES, type ResourceDeps, handleResource } from "./resources/index.js";
 import { respond, respondError, unforeseenError } from "./respond.js";
 import type { Logger } from "@orch/log";
 

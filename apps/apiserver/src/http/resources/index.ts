@@ -1,0 +1,2 @@
+export { handleResource } from "./handle.js";
+export { type IncomingRequest, MAX_BODY_BYTES, type ResourceDeps, type ResponseStream } from "./request.js";

@@ -1,0 +1,21 @@
+// Objects as the client asked for them: the stored JSON as is, a Table, or PartialObjectMetadata.
+import type { ObjectHeader } from "@orch/api";
+import type { KindDefinition } from "@orch/registry";
+import type { ResponseFormat } from "../negotiation.js";
+import { toTable } from "../table.js";
+
+export const parseObjects = (items: { value: string }[]): ObjectHeader[] => items.map((i) => JSON.parse(i.value) as ObjectHeader);
+
+/** Renders one object (as stored, JSON text) for the negotiated format. */
+export function renderObject(kind: KindDefinition, text: string, format: ResponseFormat): unknown {
+  if (!format.as) return text;
+  const obj = JSON.parse(text) as ObjectHeader;
+  if (format.as === "Table") return toTable(kind, [obj], { resourceVersion: obj.metadata.resourceVersion }, format.includeObject);
+  return partialObjectMetadata(obj);
+}
+
+export const partialObjectMetadata = (obj: ObjectHeader) => ({
+  kind: "PartialObjectMetadata",
+  apiVersion: "meta.k8s.io/v1",
+  metadata: obj.metadata,
+});
