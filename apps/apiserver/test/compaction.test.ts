@@ -1,7 +1,8 @@
 // Expired history: an apiserver that keeps only a few revisions answers old watches, lists and
 // continue tokens with 410 Expired as Kubernetes does after etcd compaction.
+import { eventually } from "@orch/testing";
 import { describe, expect, it } from "vitest";
-import { freshNamespace, secret, sleep, useTestServer, paths } from "./harness.js";
+import { freshNamespace, secret, useTestServer, paths } from "./harness.js";
 
 const t = useTestServer({ history: { maxRevisions: 3, compactEveryMs: 50 } });
 
@@ -11,12 +12,10 @@ const q = (s: string) => encodeURIComponent(s);
 /** Makes enough revisions, then waits until the revision `rv` is compacted away. */
 async function outlive(ns: string, rv: string): Promise<void> {
   for (let i = 0; i < 6; i++) await t.api.post(secrets(ns), secret(`churn-${rv}-${i}`));
-  for (let i = 0; i < 100; i++) {
-    const r = await t.api.get(`${secrets(ns)}?resourceVersion=${rv}&resourceVersionMatch=Exact`);
-    if (r.status === 410) return;
-    await sleep(20);
-  }
-  throw new Error(`revision ${rv} was never compacted`);
+  await eventually(
+    `revision ${rv} to be compacted`,
+    async () => (await t.api.get(`${secrets(ns)}?resourceVersion=${rv}&resourceVersionMatch=Exact`)).status === 410,
+  );
 }
 
 describe("compacted history", () => {

@@ -1,6 +1,7 @@
 // Create, get and replace through real HTTPS, with Kubernetes' exact codes and messages.
+import { eventually } from "@orch/testing";
 import { describe, expect, it, vi } from "vitest";
-import { RFC3339, deployment, freshNamespace, secret, sleep, useTestServer, paths } from "./harness.js";
+import { RFC3339, deployment, freshNamespace, secret, useTestServer, paths } from "./harness.js";
 
 // Name suffixes come from crypto.randomInt; one test pins it to force collisions.
 const pinned = vi.hoisted(() => ({ on: false }));
@@ -248,7 +249,9 @@ describe("replace", () => {
   it("an empty resourceVersion updates unconditionally; uid and creationTimestamp are kept", async () => {
     const ns = await freshNamespace(t.api);
     const created = (await t.api.post(deploys(ns), deployment("d"))).body;
-    await sleep(1100); // a new creationTimestamp would differ by at least a second
+    // A creationTimestamp set anew must be able to differ: wait until the clock is past its second.
+    const createdAt = Date.parse(created.metadata.creationTimestamp);
+    await eventually("the clock to pass the creation second", () => Date.now() >= createdAt + 1000);
     const body = deployment("d", { tier: "web" }, 4) as any;
     body.metadata.uid = undefined;
     body.metadata.creationTimestamp = "2001-01-01T00:00:00Z";

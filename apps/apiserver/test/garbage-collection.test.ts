@@ -1,6 +1,7 @@
 // Owner references: what nothing owns any more is deleted, by the propagation policy of the owner's delete.
+import { eventually } from "@orch/testing";
 import { describe, expect, it } from "vitest";
-import { deployment, freshNamespace, paths, secret, sleep, useTestServer } from "./harness.js";
+import { deployment, freshNamespace, paths, secret, useTestServer } from "./harness.js";
 
 const t = useTestServer();
 
@@ -22,15 +23,20 @@ async function dependent(ns: string, name: string, ...owners: { metadata: { name
   return r.body;
 }
 
-async function eventually(check: () => Promise<boolean>, what: string) {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
 const exists = async (path: string) => (await t.api.get(path)).status === 200;
+const gone = (path: string, what: string) => eventually(what, async () => !(await exists(path)));
+
+let probes = 0;
+/**
+ * Waits until the collector has settled everything it was given before now: a dependent of an owner that
+ * never existed, created now, is collected only after what the collector's informer delivered earlier
+ * (commits arrive in revision order, and its one worker takes keys first in, first out).
+ */
+async function collectorCaughtUp(ns: string): Promise<void> {
+  const name = `probe-${++probes}`;
+  await dependent(ns, name, { metadata: { name: "ghost", uid: "00000000-0000-0000-0000-00000000beef" } });
+  await gone(`${paths.secrets(ns)}/${name}`, "the collector to reach the probe");
+}
 
 describe("garbage collection", () => {
   it("Background (the default): dependents go after their owner", async () => {
@@ -40,7 +46,7 @@ describe("garbage collection", () => {
     const r = await t.api.delete(`${paths.deployments(ns)}/web`);
     expect(r.status).toBe(200);
     expect(r.body.status).toBe("Success"); // the owner itself goes at once
-    await eventually(async () => !(await exists(`${paths.secrets(ns)}/child`)), "the dependent to be collected");
+    await gone(`${paths.secrets(ns)}/child`, "the dependent to be collected");
   });
 
   it("Orphan: dependents stay and lose their reference; the owner goes", async () => {
@@ -51,7 +57,7 @@ describe("garbage collection", () => {
     expect(r.status).toBe(200);
     expect(r.body.metadata.finalizers).toEqual(["orphan"]);
     expect(r.body.metadata.deletionTimestamp).toBeDefined();
-    await eventually(async () => !(await exists(`${paths.deployments(ns)}/web`)), "the owner to go");
+    await gone(`${paths.deployments(ns)}/web`, "the owner to go");
     const child = await t.api.get(`${paths.secrets(ns)}/child`);
     expect(child.status).toBe(200);
     expect(child.body.metadata.ownerReferences).toBeUndefined();
@@ -70,13 +76,14 @@ describe("garbage collection", () => {
     });
     expect(r.body.metadata.finalizers).toEqual(["foregroundDeletion"]);
     await eventually(
-      async () => (await t.api.get(`${paths.secrets(ns)}/child`)).body.metadata?.deletionTimestamp !== undefined,
       "the dependent's deletion",
+      async () => (await t.api.get(`${paths.secrets(ns)}/child`)).body.metadata?.deletionTimestamp !== undefined,
     );
-    await sleep(300);
+    // The pass that marked the dependent is over: the owner is still there, waiting for it.
+    await collectorCaughtUp(ns);
     expect(await exists(`${paths.deployments(ns)}/web`)).toBe(true);
     await t.api.patch(`${paths.secrets(ns)}/child`, { metadata: { finalizers: null } }, "application/merge-patch+json");
-    await eventually(async () => !(await exists(`${paths.deployments(ns)}/web`)), "the owner to go");
+    await gone(`${paths.deployments(ns)}/web`, "the owner to go");
     expect(await exists(`${paths.secrets(ns)}/${child.metadata.name}`)).toBe(false);
   });
 
@@ -86,15 +93,16 @@ describe("garbage collection", () => {
     const b = await owner(ns, "b");
     await dependent(ns, "shared", a, b);
     await t.api.delete(`${paths.deployments(ns)}/a`);
-    await sleep(500);
+    // The collector has looked at the dependent after a's deletion, and kept it.
+    await collectorCaughtUp(ns);
     expect(await exists(`${paths.secrets(ns)}/shared`)).toBe(true);
     await t.api.delete(`${paths.deployments(ns)}/b`);
-    await eventually(async () => !(await exists(`${paths.secrets(ns)}/shared`)), "the dependent to be collected");
+    await gone(`${paths.secrets(ns)}/shared`, "the dependent to be collected");
   });
 
   it("collects a dependent whose owner never existed", async () => {
     const ns = await freshNamespace(t.api);
     await dependent(ns, "stray", { metadata: { name: "ghost", uid: "00000000-0000-0000-0000-000000000000" } });
-    await eventually(async () => !(await exists(`${paths.secrets(ns)}/stray`)), "the stray dependent to be collected");
+    await gone(`${paths.secrets(ns)}/stray`, "the stray dependent to be collected");
   });
 });

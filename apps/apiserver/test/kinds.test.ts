@@ -1,8 +1,9 @@
 // Every built-in kind goes through the same generic store: create, get, list, update, patch and
 // delete work for each with a minimal valid object.
+import { eventually } from "@orch/testing";
 import { beforeAll, describe, expect, it } from "vitest";
 import { caCertPem, csrRequest } from "./certificate-fixtures.js";
-import { deployment, freshNamespace, secret, sleep, useTestServer } from "./harness.js";
+import { deployment, freshNamespace, secret, useTestServer } from "./harness.js";
 
 const t = useTestServer();
 let ns: string;
@@ -153,7 +154,7 @@ describe.each(cases)("$kind", (c) => {
       expect((await t.api.patch(`${path}/${name}`, { metadata: { finalizers: null } })).status).toBe(200);
     }
     // A namespace goes through Terminating; it is gone once emptied.
-    for (let i = 0; i < 50 && (await t.api.get(`${path}/${name}`)).status === 200; i++) await sleep(50);
+    await eventually(`${name} to be gone`, async () => (await t.api.get(`${path}/${name}`)).status !== 200);
     expect((await t.api.get(`${path}/${name}`)).status).toBe(404);
   });
 });
