@@ -16,7 +16,6 @@ import {
   pods,
   replicaSets,
   replicaSetsOf,
-  sleep,
   useCluster,
   waitFor,
 } from "./cluster.js";
@@ -26,6 +25,31 @@ const REVISION = "deployment.orch.io/revision";
 
 const get = (ns: string, name: string) => c.client.get<Deployment>(deployments, name, { namespace: ns });
 const condition = (d: Deployment, type: string) => d.status?.conditions?.find((x) => x.type === type);
+
+let probes = 0;
+/**
+ * Waits until the deployment controller has handled everything it was told before now: it reconciles a
+ * new Deployment (in a namespace of its own) only after the Deployment events delivered earlier (its
+ * informer gets them in revision order, its one worker takes keys first in, first out). Done twice: a
+ * key being reconciled when the first probe arrives goes back in the queue behind it, but ahead of the
+ * second.
+ */
+async function controllerCaughtUp(): Promise<void> {
+  const ns = await freshNamespace(c.client);
+  for (let i = 0; i < 2; i++) {
+    const name = `probe-${++probes}`;
+    await c.client.create<Deployment>(deployments, deployment(name, 0), { namespace: ns });
+    await waitFor(
+      `the controller to reach ${name}`,
+      async () => {
+        const d = await get(ns, name);
+        return d.status?.observedGeneration === d.metadata.generation;
+      },
+      20_000,
+      c.controller,
+    );
+  }
+}
 
 async function waitForComplete(ns: string, name: string, replicas: number): Promise<Deployment> {
   return waitFor(
@@ -131,8 +155,8 @@ describe("deployment-controller: Deployments", () => {
     const strategy = { type: "RollingUpdate", rollingUpdate: { maxSurge: 1, maxUnavailable: 1 } };
     await c.client.create<Deployment>(deployments, deployment("roll", 4, { strategy }), { namespace: ns });
     const first = await waitForComplete(ns, "roll", 4);
-    // Converged: the controllers write nothing more.
-    await sleep(1000);
+    // Converged: the controllers write nothing more, not even when reconciling their own last write.
+    await controllerCaughtUp();
     expect((await get(ns, "roll")).metadata.resourceVersion).toBe(first.metadata.resourceVersion);
     const [oldRS] = await replicaSetsOf(c.client, ns);
 
@@ -280,7 +304,7 @@ describe("deployment-controller: Deployments", () => {
       const d = await get(ns, "paused");
       return d.status?.availableReplicas === 3 && d.status.observedGeneration === d.metadata.generation;
     });
-    await sleep(500);
+    await controllerCaughtUp();
     expect(await replicaSetsOf(c.client, ns)).toHaveLength(1);
     expect((await activePods(c.client, ns)).every((p) => p.metadata.labels?.v === undefined)).toBe(true);
 
