@@ -18,6 +18,8 @@ export interface ApiserverConfig {
   serviceAccounts?: Partial<ServiceAccountConfig>;
   /** Request-header authentication from a trusted front proxy; off when absent. */
   requestHeader?: RequestHeaderAuthConfig;
+  /** How long a request (not a watch) may run before it is answered 504 and stopped (Kubernetes' --request-timeout). */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -109,6 +111,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
       maxAgeMs: int(env.ORCH_EVENTS_MAX_AGE_SECONDS, 24 * 3600, "ORCH_EVENTS_MAX_AGE_SECONDS") * 1000,
     },
     serviceAccounts: serviceAccountsFromEnv(env),
+    requestTimeoutMs: int(env.ORCH_REQUEST_TIMEOUT_SECONDS, 60, "ORCH_REQUEST_TIMEOUT_SECONDS") * 1000,
     ...(env.ORCH_REQUESTHEADER_CLIENT_CA_FILE
       ? {
           requestHeader: {

@@ -165,6 +165,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     initialEventsAnnotation: config.profile.annotations.initialEventsEnd,
     ready: () => ready,
     log,
+    requestTimeoutMs: config.requestTimeoutMs,
   });
   handle = app.fetch;
 

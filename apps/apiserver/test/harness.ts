@@ -225,6 +225,8 @@ export interface TestServerOptions {
   tokens?: string[];
   /** Service account token settings (issuer, audiences, maximum lifetime, public discovery). */
   serviceAccounts?: ApiserverConfig["serviceAccounts"];
+  /** The request deadline (default 60 s). */
+  requestTimeoutMs?: number;
 }
 
 /**
@@ -242,6 +244,7 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
     history: { maxRevisions: 100_000, maxAgeMs: 3_600_000, compactEveryMs: 60_000, ...options.history },
     ...(options.tokens ? { tokenFile: join(dataDir, "tokens.csv") } : {}),
     ...(options.serviceAccounts ? { serviceAccounts: options.serviceAccounts } : {}),
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
   };
   if (options.tokens) writeFileSync(join(dataDir, "tokens.csv"), `${options.tokens.join("\n")}\n`);
   const t = Object.assign(into, { dataDir, config });

@@ -15,7 +15,7 @@ import {
   clientCertificates,
   requestHeaders,
   staticTokens,
-} from "./middleware.js";
+} from "./authenticators.js";
 
 /** The issuer kubeadm (and so most clusters) configure: what in-cluster clients of Kubernetes expect. */
 export const KUBERNETES_ISSUER = "https://kubernetes.default.svc.cluster.local";

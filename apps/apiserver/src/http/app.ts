@@ -1,23 +1,18 @@
 // The HTTP surface: health, version, discovery and OpenAPI, then one handler for every resource.
-import type { HttpBindings } from "@hono/node-server";
 import type { NamingProfile } from "@orch/api";
-import { StatusError, errors, failure } from "@orch/machinery";
-import type { Authorizer, RequestContext } from "@orch/registry";
-import type { ServiceAccountTokens } from "@orch/tokens";
-import { Hono, type MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
-import type { IncomingHttpHeaders } from "node:http";
-import type { TLSSocket } from "node:tls";
-import { impersonate } from "../authn/impersonation.js";
-import { forbidden, requestAttributes, requestInfo } from "../authz/request-attributes.js";
-import { type ChainResult, type Credentials, bearerToken } from "../authn/middleware.js";
-import { AGGREGATED_TYPE, aggregatedDiscovery, apiGroupList, apiResourceList, namedGroups, wantsAggregated } from "./discovery.js";
-import { oidcDiscoveryRoutes } from "../authn/oidc.js";
-import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
-import type { ResourceRequest } from "./request-info.js";
-import { MAX_BODY_BYTES, type ResourceDeps, handleResource } from "./resources/index.js";
-import { respond, respondError, unforeseenError } from "./respond.js";
 import type { Logger } from "@orch/log";
+import { errors, failure } from "@orch/machinery";
+import type { Authorizer } from "@orch/registry";
+import type { ServiceAccountTokens } from "@orch/tokens";
+import { type Context, Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
+import type { ChainResult, Credentials } from "../authn/authenticators.js";
+import { oidcDiscoveryRoutes } from "../authn/oidc.js";
+import { AGGREGATED_TYPE, aggregatedDiscovery, apiGroupList, apiResourceList, namedGroups, wantsAggregated } from "./discovery.js";
+import { type Env, authentication, authorization, deadline, impersonation, limitBody, maxInFlight, requestLog } from "./filters.js";
+import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
+import { MAX_BODY_BYTES, type ResourceDeps, handleResource } from "./resources/index.js";
+import { respond, respondError } from "./respond.js";
 
 export interface AppDeps extends ResourceDeps {
   profile: NamingProfile;
@@ -34,6 +29,8 @@ export interface AppDeps extends ResourceDeps {
   /** True once the apiserver can serve requests (storage open, kinds registered). */
   ready: () => boolean;
   log: Logger;
+  /** The request deadline (ORCH_REQUEST_TIMEOUT_SECONDS); default 60 s. */
+  requestTimeoutMs?: number;
 }
 
 export const VERSION_INFO = {
@@ -50,13 +47,8 @@ export const VERSION_INFO = {
 
 /** Requests served at once before new ones get 429 (Kubernetes' max-in-flight). Watches do not count. */
 const MAX_IN_FLIGHT = 800;
-/** A request still running after this gets 504, as Kubernetes' request deadline does. */
+/** A request still running after this gets 504, as Kubernetes' default --request-timeout. */
 const REQUEST_TIMEOUT_MS = 60_000;
-
-type Env = {
-  Bindings: HttpBindings;
-  Variables: { ctx: RequestContext; url: URL; info: ResourceRequest | undefined; user: string | undefined };
-};
 
 const text = (status: number, body: string) => new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 
@@ -71,62 +63,10 @@ export function createApp(deps: AppDeps): Hono<Env> {
   // discovery; an operator who wants relying parties to fetch it anonymously says so.
   if (deps.publicDiscovery) for (const [path, handler] of discovery) app.get(path, handler);
 
-  app.use("*", async (c, next) => {
-    const started = performance.now();
-    await next();
-    // A request answered before its body was read (a 401, a 415, a 413): the rest of the body is still
-    // on its way, and a connection kept alive would have to drain it while the client already sends the
-    // next request. Close it after the answer, as Go's server does, so that the client opens a new one.
-    const incoming = c.env.incoming;
-    if (!incoming.readableEnded && hasBody(incoming.headers) && !c.env.outgoing.headersSent) {
-      c.res.headers.set("Connection", "close");
-    }
-    // One line per request, as Kubernetes' httplog (a watch is logged when its stream starts): at debug
-    // level (ORCH_LOG_LEVEL=debug), since controllers' lease renewals alone make a few a second; a
-    // failure of the server's own is an error line with its stack.
-    const fields = {
-      verb: c.get("info")?.verb ?? c.req.method,
-      uri: incoming.url,
-      user: c.get("user"),
-      code: c.res.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-      userAgent: incoming.headers["user-agent"],
-    };
-    const failure = unforeseenError(c.res);
-    if (failure !== undefined) deps.log.error("request failed", failure, fields);
-    else if (deps.log.enabled("debug")) deps.log.debug("request", fields);
-  });
-
-  app.use("*", async (c, next) => {
-    // Node builds headersDistinct anew on each access: once per request.
-    const headers = c.env.incoming.headersDistinct;
-    const result = await deps.authenticate({
-      socket: c.env.incoming.socket as TLSSocket,
-      token: bearerToken(c.req.header("authorization")),
-      headers,
-    });
-    if (!("user" in result)) return respondError(errors.unauthorized());
-    c.set("user", result.user.username);
-    // Impersonation, then authorization of what the (possibly impersonated) user asks, as Kubernetes' filters.
-    const impersonated = await impersonate(headers, result.user, deps.authorizer, deps.profile);
-    if (impersonated instanceof StatusError) return respondError(impersonated);
-    const user = impersonated ?? result.user;
-    if (impersonated) c.set("user", `${impersonated.username} (as, by ${result.user.username})`);
-    const url = new URL(c.req.url);
-    let info: ResourceRequest | undefined;
-    try {
-      info = requestInfo(c.req.method, url);
-    } catch (e) {
-      return respondError(e);
-    }
-    c.set("url", url);
-    c.set("info", info);
-    const attributes = requestAttributes(user, c.req.method, url, info);
-    const decision = await deps.authorizer.authorize(attributes);
-    if (!decision.allowed) return respondError(forbidden(attributes, decision.reason));
-    c.set("ctx", { user, profile: deps.profile, warnings: [], authorizer: deps.authorizer });
-    await next();
-  });
+  app.use("*", requestLog(deps.log));
+  app.use("*", authentication(deps.authenticate));
+  app.use("*", impersonation(deps.authorizer, deps.profile));
+  app.use("*", authorization(deps.authorizer, deps.profile));
 
   if (!deps.publicDiscovery) for (const [path, handler] of discovery) app.get(path, handler);
 
@@ -167,50 +107,18 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
   app.get("/openapi/v2", () => new Response(OPENAPI_V2_STUB, { headers: { "Content-Type": "application/octet-stream" } }));
 
-  let inFlight = 0;
-  const limited = async (c: import("hono").Context<Env>): Promise<Response> => {
-    if (c.req.query("watch") === "true" || c.req.query("watch") === "1") return resources(c);
-    if (inFlight >= MAX_IN_FLIGHT) {
-      const r = respondError(errors.tooManyRequests("Too many requests, please try again later.", 1));
-      return r;
-    }
-    inFlight++;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const deadline = new Promise<Response>((resolve) => {
-        timer = setTimeout(
-          () => resolve(respondError(errors.timeout("request did not complete within the allotted timeout", 0))),
-          REQUEST_TIMEOUT_MS,
-        );
-      });
-      return await Promise.race([resources(c), deadline]);
-    } finally {
-      clearTimeout(timer);
-      inFlight--;
-    }
-  };
-  // A body over the limit is refused before it is read: by its declared length, or, for a chunked one,
-  // by Hono's body limit counting it as it arrives; the connection then closes rather than reading the
-  // rest of the upload. (Hono's middleware alone would turn every body into a web stream, which costs a
-  // third of the create rate.)
-  const tooLarge = () => {
-    const response = respondError(errors.tooLarge(`limit is ${MAX_BODY_BYTES}`));
-    response.headers.set("Connection", "close");
-    return response;
-  };
-  const limitChunkedBody = bodyLimit({ maxSize: MAX_BODY_BYTES, onError: tooLarge });
-  const limitBody: MiddlewareHandler<Env> = (c, next) => {
-    const { headers } = c.env.incoming;
-    if (headers["transfer-encoding"] !== undefined) return limitChunkedBody(c, next);
-    return Number(headers["content-length"] ?? 0) > MAX_BODY_BYTES ? Promise.resolve(tooLarge()) : next();
-  };
-  app.all("/api/*", limitBody, limited);
-  app.all("/apis/*", limitBody, limited);
+  const inFlight = maxInFlight(MAX_IN_FLIGHT);
+  const requestDeadline = deadline(deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
+  const bodyLimit = limitBody(MAX_BODY_BYTES);
+  for (const path of ["/api/*", "/apis/*"]) {
+    app.use(path, inFlight, requestDeadline, bodyLimit);
+    app.all(path, resources);
+  }
   app.all("*", () => text(404, "404 page not found"));
   // Anything a handler did not turn into a Status is a 500 Status, never a plain-text page.
-  app.onError((e) => respondError(e));
+  app.onError((e) => (e instanceof HTTPException ? e.getResponse() : respondError(e)));
 
-  function resources(c: import("hono").Context<Env>): Promise<Response> | Response {
+  function resources(c: Context<Env>): Promise<Response> | Response {
     const url = c.get("url");
     const info = c.get("info");
     if (!info) return respondError(errors.notFoundPath());
@@ -240,10 +148,6 @@ export function createApp(deps: AppDeps): Hono<Env> {
   }
 
   return app;
-}
-
-function hasBody(headers: IncomingHttpHeaders): boolean {
-  return headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
 }
 
 function withType(response: Response, type: string): Response {

@@ -15,6 +15,8 @@ export interface RequestContext {
    * own in-process requests, which act as `system:masters` and may do everything.
    */
   authorizer?: Authorizer;
+  /** Aborted when the request's deadline passes: the answer (504) is gone, so nothing may be written after. */
+  signal?: AbortSignal;
 }
 
 /** The hooks of one endpoint (the main resource or a subresource such as `status`). */

@@ -16,6 +16,8 @@ export interface ListOptions {
   resourceVersionMatch?: string;
   sendInitialEvents?: boolean;
   allowWatchBookmarks?: boolean;
+  /** The request's deadline: a wait for a revision not yet committed ends when it aborts. */
+  signal?: AbortSignal;
 }
 
 export interface ListPlan {

@@ -184,7 +184,9 @@ export class ResourceStore {
   }
 
   /** What is written: the object in the storage version (the caller's copy keeps the served one). */
-  private persisted(obj: ObjectHeader): ObjectHeader {
+  /** The object as stored. A request whose deadline passed (its signal aborted) stops here: it writes nothing. */
+  private persisted(obj: ObjectHeader, ctx: RequestContext): ObjectHeader {
+    ctx.signal?.throwIfAborted();
     return this.kind.storageApiVersion ? { ...obj, apiVersion: this.kind.storageApiVersion } : obj;
   }
 
@@ -204,13 +206,13 @@ export class ResourceStore {
 
   async list(options: ListOptions): Promise<ListResponse> {
     const plan = planList(this.kind, options, false);
-    return this.runList(plan);
+    return this.runList(plan, options.signal);
   }
 
-  private async runList(plan: ListPlan): Promise<ListResponse> {
+  private async runList(plan: ListPlan, signal?: AbortSignal): Promise<ListResponse> {
     const current = this.deps.hub.revision;
     if (plan.minRevision !== undefined && plan.minRevision > current) {
-      await this.waitForRevision(plan.minRevision);
+      await this.waitForRevision(plan.minRevision, signal);
     }
     try {
       const result = await this.deps.storage.list({
@@ -235,9 +237,10 @@ export class ResourceStore {
   }
 
   /** A resourceVersion newer than what is committed: wait briefly, as Kubernetes does, then 504. */
-  private async waitForRevision(revision: number): Promise<void> {
+  private async waitForRevision(revision: number, signal?: AbortSignal): Promise<void> {
     const deadline = Date.now() + 3000;
     while (this.deps.hub.revision < revision) {
+      signal?.throwIfAborted();
       if (Date.now() > deadline) {
         // storage.NewTooLargeResourceVersionError as the watch cache returns it.
         throw failure(504, "Timeout", `Timeout: Too large resource version: ${revision}, current: ${this.deps.hub.revision}`, {
@@ -554,7 +557,7 @@ export class ResourceStore {
     for (let attempt = 1; ; attempt++) {
       const key = this.key(namespace, meta.name!);
       try {
-        await this.deps.storage.create(key, this.persisted(obj));
+        await this.deps.storage.create(key, this.persisted(obj, ctx));
         return { object: obj, code: 201 };
       } catch (e) {
         if (e instanceof ObjectTooLargeError) throw objectTooLarge(e);
@@ -645,9 +648,9 @@ export class ResourceStore {
       try {
         if (meta.deletionTimestamp && !meta.deletionGracePeriodSeconds && this.pendingFinalizers(obj).length === 0) {
           // The last finalizer is gone from an object being deleted: it goes now.
-          await this.deps.storage.delete(this.key(namespace, name), this.persisted(obj), stored.revision);
+          await this.deps.storage.delete(this.key(namespace, name), this.persisted(obj, ctx), stored.revision);
         } else {
-          await this.deps.storage.update(this.key(namespace, name), this.persisted(obj), stored.revision);
+          await this.deps.storage.update(this.key(namespace, name), this.persisted(obj, ctx), stored.revision);
         }
         return { object: obj, code: 200 };
       } catch (e) {
@@ -664,7 +667,7 @@ export class ResourceStore {
   async delete(
     namespace: string,
     name: string,
-    _ctx: RequestContext,
+    ctx: RequestContext,
     options: DeleteOptions,
     dryRun: boolean,
     guarded = true,
@@ -702,7 +705,7 @@ export class ResourceStore {
           marked.metadata.deletionGracePeriodSeconds = grace;
           if (pending === undefined && (marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
           this.kind.prepareForDelete?.(marked);
-          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), this.persisted(marked), stored.revision);
+          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), this.persisted(marked, ctx), stored.revision);
           return { code: 200, body: marked };
         }
         // The kind marks a deletion that starts, possibly adding finalizers of its own.
@@ -721,10 +724,10 @@ export class ResourceStore {
             marked.metadata.deletionGracePeriodSeconds = 0;
             if ((marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
           }
-          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), this.persisted(marked), stored.revision);
+          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), this.persisted(marked, ctx), stored.revision);
           return { code: options.orphanDependents === false ? 202 : 200, body: marked };
         }
-        if (!dryRun) await this.deps.storage.delete(this.key(namespace, name), this.persisted(current), stored.revision);
+        if (!dryRun) await this.deps.storage.delete(this.key(namespace, name), this.persisted(current, ctx), stored.revision);
       } catch (e) {
         if (e instanceof RevisionConflictError && attempt < MAX_RETRIES) continue;
         if (e instanceof KeyNotFoundError) throw errors.notFound(this.gr, name);

@@ -28,6 +28,7 @@ export function listOptions(req: IncomingRequest): ListOptions {
     resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
     sendInitialEvents: bool(q.get("sendInitialEvents")),
     allowWatchBookmarks: bool(q.get("allowWatchBookmarks")),
+    signal: req.ctx.signal,
   };
 }
 

@@ -1,0 +1,180 @@
+// The filters every API request passes before its handler, in Kubernetes' order (k8s.io/apiserver
+// pkg/endpoints/filters and pkg/server/filters): request log, authentication, impersonation, request
+// info and authorization; then, for resource requests, the in-flight limit, the deadline and the body limit.
+import type { HttpBindings } from "@hono/node-server";
+import type { NamingProfile } from "@orch/api";
+import type { Logger } from "@orch/log";
+import { StatusError, errors } from "@orch/machinery";
+import type { Authorizer, RequestContext, UserInfo } from "@orch/registry";
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { HTTPException } from "hono/http-exception";
+import { timeout } from "hono/timeout";
+import type { IncomingHttpHeaders } from "node:http";
+import type { TLSSocket } from "node:tls";
+import { type ChainResult, type Credentials, bearerToken } from "../authn/authenticators.js";
+import { impersonate } from "../authn/impersonation.js";
+import { forbidden, requestAttributes, requestInfo } from "../authz/request-attributes.js";
+import type { ResourceRequest } from "./request-info.js";
+import { respondError, unforeseenError } from "./respond.js";
+
+export type Env = {
+  Bindings: HttpBindings;
+  Variables: {
+    /** Who authenticated; `user` is who the request acts as (the same unless impersonating). */
+    authenticated: UserInfo;
+    user: UserInfo;
+    /** The user as the request log names it. */
+    userName: string | undefined;
+    url: URL;
+    info: ResourceRequest | undefined;
+    ctx: RequestContext;
+  };
+};
+
+type Filter = MiddlewareHandler<Env>;
+
+/**
+ * One line per request, as Kubernetes' httplog (a watch is logged when its stream starts): at debug
+ * level (ORCH_LOG_LEVEL=debug), since controllers' lease renewals alone make a few a second; a failure
+ * of the server's own is an error line with its stack.
+ */
+export function requestLog(log: Logger): Filter {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    // A request answered before its body was read (a 401, a 415, a 413): the rest of the body is still
+    // on its way, and a connection kept alive would have to drain it while the client already sends the
+    // next request. Close it after the answer, as Go's server does, so that the client opens a new one.
+    const incoming = c.env.incoming;
+    if (!incoming.readableEnded && hasBody(incoming.headers) && !c.env.outgoing.headersSent) {
+      c.res.headers.set("Connection", "close");
+    }
+    const fields = {
+      verb: c.get("info")?.verb ?? c.req.method,
+      uri: incoming.url,
+      user: c.get("userName"),
+      code: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+      userAgent: incoming.headers["user-agent"],
+    };
+    const failure = unforeseenError(c.res);
+    if (failure !== undefined) log.error("request failed", failure, fields);
+    else if (log.enabled("debug")) log.debug("request", fields);
+  };
+}
+
+/** Who is calling, from the connection's certificate, a bearer token or a front proxy's headers; 401 if nobody. */
+export function authentication(authenticate: (credentials: Credentials) => Promise<ChainResult>): Filter {
+  return async (c, next) => {
+    const result = await authenticate({
+      socket: c.env.incoming.socket as TLSSocket,
+      token: bearerToken(c.req.header("authorization")),
+      // Node builds headersDistinct anew on each access: once per request.
+      headers: c.env.incoming.headersDistinct,
+    });
+    if (!("user" in result)) return respondError(errors.unauthorized());
+    c.set("authenticated", result.user);
+    c.set("user", result.user);
+    c.set("userName", result.user.username);
+    await next();
+  };
+}
+
+/** `Impersonate-*` headers: act as another user when the authenticated one may impersonate them. */
+export function impersonation(authorizer: Authorizer, profile: NamingProfile): Filter {
+  return async (c, next) => {
+    const authenticated = c.get("authenticated");
+    const impersonated = await impersonate(c.env.incoming.headersDistinct, authenticated, authorizer, profile);
+    if (impersonated instanceof StatusError) return respondError(impersonated);
+    if (impersonated) {
+      c.set("user", impersonated);
+      c.set("userName", `${impersonated.username} (as, by ${authenticated.username})`);
+    }
+    await next();
+  };
+}
+
+/** What the request asks (verb, resource, namespace, name), then whether its user may: 403 if not. */
+export function authorization(authorizer: Authorizer, profile: NamingProfile): Filter {
+  return async (c, next) => {
+    const url = new URL(c.req.url);
+    let info: ResourceRequest | undefined;
+    try {
+      info = requestInfo(c.req.method, url);
+    } catch (e) {
+      return respondError(e);
+    }
+    c.set("url", url);
+    c.set("info", info);
+    const user = c.get("user");
+    const attributes = requestAttributes(user, c.req.method, url, info);
+    const decision = await authorizer.authorize(attributes);
+    if (!decision.allowed) return respondError(forbidden(attributes, decision.reason));
+    c.set("ctx", { user, profile, warnings: [], authorizer });
+    await next();
+  };
+}
+
+const isWatch = (url: URL) => ["true", "1"].includes(url.searchParams.get("watch") ?? "");
+
+/** Requests served at once before new ones get 429 (Kubernetes' max-in-flight). Watches do not count. */
+export function maxInFlight(limit: number): Filter {
+  let inFlight = 0;
+  return async (c, next) => {
+    if (isWatch(c.get("url"))) return next();
+    if (inFlight >= limit) return respondError(errors.tooManyRequests("Too many requests, please try again later.", 1));
+    inFlight++;
+    try {
+      await next();
+    } finally {
+      inFlight--;
+    }
+  };
+}
+
+/**
+ * A request still running after `ms` is answered 504, as Kubernetes' request deadline, and its handler is
+ * stopped: the request context's signal aborts, so the store writes nothing after the answer is gone and
+ * a wait for a revision ends. Watches have their own timeout (`timeoutSeconds`).
+ */
+export function deadline(ms: number): Filter {
+  const aborts = new WeakMap<RequestContext, AbortController>();
+  const expire = timeout(ms, (c) => {
+    const error = errors.timeout("request did not complete within the allotted timeout", 0);
+    aborts.get(c.get("ctx"))?.abort(error);
+    return new HTTPException(504, { res: respondError(error) });
+  });
+  return (c, next) => {
+    if (isWatch(c.get("url"))) return next();
+    const abort = new AbortController();
+    const ctx = c.get("ctx");
+    aborts.set(ctx, abort);
+    ctx.signal = abort.signal;
+    return expire(c, next);
+  };
+}
+
+/**
+ * A body over the limit is refused before it is read: by its declared length, or, for a chunked one, by
+ * Hono's body limit counting it as it arrives; the connection then closes rather than reading the rest
+ * of the upload. (Hono's middleware alone would turn every body into a web stream, which costs a third
+ * of the create rate.)
+ */
+export function limitBody(maxBytes: number): Filter {
+  const tooLarge = () => {
+    const response = respondError(errors.tooLarge(`limit is ${maxBytes}`));
+    response.headers.set("Connection", "close");
+    return response;
+  };
+  const limitChunked = bodyLimit({ maxSize: maxBytes, onError: tooLarge });
+  return (c, next) => {
+    const { headers } = c.env.incoming;
+    if (headers["transfer-encoding"] !== undefined) return limitChunked(c, next);
+    return Number(headers["content-length"] ?? 0) > maxBytes ? Promise.resolve(tooLarge()) : next();
+  };
+}
+
+function hasBody(headers: IncomingHttpHeaders): boolean {
+  return headers["transfer-encoding"] !== undefined || Number(headers["content-length"] ?? 0) > 0;
+}
