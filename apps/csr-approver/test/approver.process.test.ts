@@ -11,7 +11,6 @@ import {
   type Cluster,
   createCsr,
   issuedCertificate,
-  sleep,
   startApp,
   useCluster,
   waitFor,
@@ -137,10 +136,17 @@ describe("csr-approver with csr-signer", () => {
     await createCsr(n3, cluster, "n3-for-n1", { signerName: signers.apiserverClientNodeAgent, usages: CLIENT }, node("n1"));
     // Client certificates for people are for people to approve, whoever asks.
     await createCsr(cluster.admin, cluster, "person", { signerName: signers.apiserverClient, usages: CLIENT }, { commonName: "jane" });
-    // Processed after them by the same controller: by then it has decided on the three.
+    // Processed after them by the same controllers.
     await createCsr(n3, cluster, "sentinel", { signerName: signers.apiserverClientNodeAgent, usages: CLIENT }, node("n3"));
     await waitFor("the sentinel's approval", () => approvalOf(cluster, "sentinel"));
-    await sleep(500);
+    // The approver's workers run side by side, so the sentinel alone does not say the other two were
+    // decided: each refusal is reported (and retried later), which does. "person" is not the approver's
+    // signer; the signer has issued the sentinel, requested after it.
+    const [approver] = apps;
+    for (const name of ["by-mallory", "n3-for-n1"]) {
+      await waitFor(`the approver's refusal of ${name}`, () => approver!.output().includes(`reconcile ${name} failed`));
+    }
+    await issuedCertificate(cluster, "sentinel");
     for (const name of ["by-mallory", "n3-for-n1", "person"]) {
       const csr = await cluster.admin.get<Csr>(cluster.csrs, name);
       expect(csr.status.conditions ?? [], name).toEqual([]);
