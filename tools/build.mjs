@@ -1,23 +1,42 @@
 // Bundles each runnable entry point (apps and tools) into one ESM file, so a process starts by
 // parsing a single file instead of resolving hundreds of modules. Type checking is `npm run typecheck`.
+//
+//   node tools/build.mjs                    every app and tool with a src/main.ts
+//   node tools/build.mjs apps/apiserver ... only these projects (what each project's Nx `build` target runs)
+//
+// A project's dist/ is emptied first, so what Nx caches as its output is exactly this build's files.
 import { build } from "esbuild";
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, readdirSync, rmSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
+
+const root = resolve(import.meta.dirname, "..");
+
+const projects =
+  process.argv.length > 2
+    ? process.argv.slice(2).map((dir) => relative(root, resolve(dir)))
+    : ["apps", "tools"].flatMap((area) => readdirSync(join(root, area)).map((name) => join(area, name)));
 
 const entries = [];
-for (const area of ["apps", "tools"]) {
-  for (const name of readdirSync(area)) {
-    // `main.ts` is the process's entry point; `worker.ts`, when there is one, the code main runs on a thread.
-    for (const entry of ["main", "worker"]) {
-      const main = join(area, name, "src", `${entry}.ts`);
-      if (existsSync(main)) entries.push({ main, out: join(area, name, "dist", `${entry}.mjs`) });
-    }
+const built = [];
+for (const project of projects) {
+  // `main.ts` is the process's entry point; `worker.ts`, when there is one, the code main runs on a thread.
+  const found = ["main", "worker"]
+    .map((entry) => ({ main: join(project, "src", `${entry}.ts`), out: join(project, "dist", `${entry}.mjs`) }))
+    .filter(({ main }) => existsSync(join(root, main)));
+  if (found.length === 0) {
+    if (process.argv.length > 2) throw new Error(`${project} has no src/main.ts to build`);
+    continue;
   }
+  built.push(project);
+  entries.push(...found);
 }
+
+for (const project of built) rmSync(join(root, project, "dist"), { recursive: true, force: true });
 
 await Promise.all(
   entries.map(({ main, out }) =>
     build({
+      absWorkingDir: root,
       entryPoints: [main],
       outfile: out,
       bundle: true,
