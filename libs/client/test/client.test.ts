@@ -1,5 +1,6 @@
 // The typed client against a real apiserver process, authenticated with the kubeconfig it wrote.
 import { createCertificateRequest } from "@orch/pki";
+import { eventually } from "@orch/testing";
 import { describe, expect, it } from "vitest";
 import {
   ApiClient,
@@ -25,6 +26,7 @@ import {
   secret,
   secrets,
   useCluster,
+  waitFor,
 } from "./helpers.js";
 
 const c = useCluster();
@@ -227,14 +229,16 @@ describe("watch", () => {
   it("close() ends a pending iteration without an error", async () => {
     const ns = await freshNamespace(c.client);
     const stream = c.client.watch<Secret>(secrets, { namespace: ns, resourceVersion: "0" });
+    const got: string[] = [];
     const done = (async () => {
-      const got: string[] = [];
       for await (const e of stream) got.push(e.type);
       return got;
     })();
-    await new Promise((r) => setTimeout(r, 200));
+    // An event read: the watch is streaming, and the iteration waits for the next one.
+    await c.client.create(secrets, secret("a"), { namespace: ns });
+    await waitFor("the first event", () => got.length === 1);
     stream.close();
-    await expect(done).resolves.toEqual([]);
+    await expect(done).resolves.toEqual(["ADDED"]);
   });
 
   it("selects by label on the server", async () => {
@@ -264,19 +268,21 @@ describe("watch from a compacted revision", () => {
     const ns = await freshNamespace(small.client);
     const old = (await small.client.list(secrets, { namespace: ns })).metadata.resourceVersion;
     for (let i = 0; i < 20; i++) await small.client.create(secrets, secret(`s${i}`), { namespace: ns });
-    // Wait for a compaction past `old`.
-    let error: unknown;
-    const deadline = Date.now() + 10_000;
-    while (!error && Date.now() < deadline) {
-      try {
-        const stream = small.client.watch(secrets, { namespace: ns, resourceVersion: old, timeoutSeconds: 1 });
-        for await (const _ of stream) break;
-        stream.close();
-        await new Promise((r) => setTimeout(r, 200));
-      } catch (e) {
-        error = e;
-      }
-    }
+    // A watch from `old` fails once a compaction has passed it.
+    const error = await eventually(
+      "a compaction past the start revision",
+      async () => {
+        try {
+          const stream = small.client.watch(secrets, { namespace: ns, resourceVersion: old, timeoutSeconds: 1 });
+          for await (const _ of stream) break;
+          stream.close();
+          return undefined;
+        } catch (e) {
+          return e;
+        }
+      },
+      { intervalMs: 200 },
+    );
     expect(error).toBeInstanceOf(ExpiredError);
     expect(isExpired(error)).toBe(true);
     expect((error as ApiError).code).toBe(410);

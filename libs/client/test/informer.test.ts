@@ -3,7 +3,7 @@ import { connect } from "nats";
 import { describe, expect, it } from "vitest";
 import { EVENTS_STREAM } from "@orch/events";
 import { Informer, namespaceIndex, revisionOf } from "../src/index.js";
-import { type Secret, freshNamespace, secret, secrets, sleep, useCluster, waitFor } from "./helpers.js";
+import { type Secret, freshNamespace, secret, secrets, useCluster, waitFor } from "./helpers.js";
 import { type Mode, expectCacheMatchesServer, informer } from "./informer-helpers.js";
 
 const c = useCluster();
@@ -177,14 +177,14 @@ describe.each<Mode>(["nats", "http"])("Informer (%s)", (mode) => {
     const one = await started({ ref: secrets, namespace: ns1 });
     stopping.push(all.informer, one.informer);
     try {
-      await c.client.create(secrets, secret("x"), { namespace: ns1 });
+      // ns2's first: when ns1's, committed after it, is in the namespaced cache, ns2's would be too.
       await c.client.create(secrets, secret("x"), { namespace: ns2 });
+      await c.client.create(secrets, secret("x"), { namespace: ns1 });
       await waitFor(
         "both in the cluster-wide cache",
         () => all.informer.getByKey(`${ns2}/x`) !== undefined && all.informer.getByKey(`${ns1}/x`) !== undefined,
       );
       await waitFor("ns1's in its cache", () => one.informer.getByKey(`${ns1}/x`) !== undefined);
-      await sleep(100);
       expect(one.informer.keys()).toEqual([`${ns1}/x`]);
     } finally {
       await cleanup();
@@ -206,8 +206,14 @@ describe.each<Mode>(["nats", "http"])("Informer (%s)", (mode) => {
     const began = Date.now();
     await inf.stop();
     expect(Date.now() - began).toBeLessThan(2000);
-    await c.client.create(secrets, secret("c"), { namespace: ns });
-    await sleep(200);
+    // A running informer of the namespace hears of c: the stopped one would have by then, had it not stopped.
+    const { informer: live } = await started({ ref: secrets, namespace: ns });
+    try {
+      await c.client.create(secrets, secret("c"), { namespace: ns });
+      await waitFor("c in a running informer", () => live.get("c", ns) !== undefined);
+    } finally {
+      await live.stop();
+    }
     expect(inf.get("c", ns)).toBeUndefined();
     if (mode === "nats") {
       // The informer's consumer is gone with it (other informers in this file were stopped before).
