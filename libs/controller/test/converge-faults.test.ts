@@ -1,7 +1,7 @@
 // A controller on the runtime (NATS informer → work queue → status writes) converges on every object
 // while the apiserver is SIGKILLed and restarted and nats-server restarts, in the middle of a burst.
 import { ApiClient, Informer, type KubeObject, type ResourceRef, isAlreadyExists } from "@orch/client";
-import { type ApiserverProcess, type NatsServer, startApiserverProcess, startNatsServer } from "@orch/testing";
+import { type ApiserverProcess, type NatsServer, eventually, startApiserverProcess, startNatsServer } from "@orch/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Controller, runController, silentLogger, writeStatus } from "../src/index.js";
 
@@ -30,8 +30,6 @@ afterAll(async () => {
   await nats?.stop();
 });
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 const deployment = (name: string, image: string): Deployment => ({
   apiVersion: "apps/v1",
   kind: "Deployment",
@@ -44,15 +42,18 @@ const deployment = (name: string, image: string): Deployment => ({
 
 /** Retries a write through the apiserver's restart; an earlier attempt that did commit is fine. */
 async function persist(write: () => Promise<unknown>): Promise<void> {
-  for (;;) {
-    try {
-      await write();
-      return;
-    } catch (e) {
-      if (isAlreadyExists(e)) return;
-      await sleep(100);
-    }
-  }
+  await eventually(
+    "a write to go through",
+    async () => {
+      try {
+        await write();
+        return true;
+      } catch (e) {
+        return isAlreadyExists(e);
+      }
+    },
+    { timeoutMs: 60_000, intervalMs: 100 },
+  );
 }
 
 async function converged(): Promise<boolean> {
@@ -64,13 +65,7 @@ async function converged(): Promise<boolean> {
   }
 }
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
-}
+const until = (what: string, check: () => Promise<boolean>) => eventually(what, check, { timeoutMs: 60_000, intervalMs: 200 });
 
 describe("a controller under faults (real processes)", () => {
   it("converges on every object through an apiserver SIGKILL and a nats-server restart during bursts", { timeout: 180_000 }, async () => {

@@ -2,7 +2,7 @@
 // timings so a takeover after expiry costs about two seconds. A sampler checks continuously that two
 // candidates never lead at the same time.
 import { ApiClient, type KubeObject, type ResourceRef } from "@orch/client";
-import { type ApiserverProcess, startApiserverProcess } from "@orch/testing";
+import { type ApiserverProcess, eventually, startApiserverProcess } from "@orch/testing";
 import { build } from "esbuild";
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -31,14 +31,9 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<number> {
-  const start = Date.now();
-  while (!(await check())) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-  return Date.now() - start;
-}
+/** Polls every 10 ms: the takeover timings below are measured from when these return. */
+const until = (check: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000) =>
+  eventually(what, check, { timeoutMs, intervalMs: 10 });
 
 /** A client of its own (its own connections), which a test can cut off: every later request hangs. */
 function connection(): { client: LeaseClient; cut(): void } {
@@ -106,6 +101,22 @@ async function bundle(dir: string, contents: string): Promise<string> {
 }
 
 const holderOf = async (name: string) => (await admin.get<Lease>(leases, name, { namespace: "default" })).spec?.holderIdentity;
+const renewTimeOf = async (name: string) => (await admin.get<Lease>(leases, name, { namespace: "default" })).spec?.renewTime;
+
+/**
+ * Waits until `waiting` has found the lease held by `holder`, and the holder has renewed it twice since:
+ * by then `waiting` has campaigned against a live leader for a while (it retries every retry period).
+ */
+async function contested(name: string, waiting: LeaderElector, holder: string): Promise<void> {
+  await until(() => waiting.leader === holder, `${waiting.identity} to find ${holder} leading`);
+  let last = await renewTimeOf(name);
+  let renewals = 0;
+  await until(async () => {
+    const now = await renewTimeOf(name);
+    if (now !== last) [last, renewals] = [now, renewals + 1];
+    return renewals >= 2;
+  }, `${holder} to renew twice`);
+}
 
 describe("leader election against the apiserver", () => {
   it("elects exactly one of two candidates, and hands over at once when the leader stops (release)", async () => {
@@ -115,7 +126,8 @@ describe("leader election against the apiserver", () => {
     const s = sampler(() => [a.elector, b.elector]);
     await until(() => a.elector.isLeader() || b.elector.isLeader(), "a leader");
     const [leader, other] = a.elector.isLeader() ? [a, b] : [b, a];
-    // Stays so over several lease durations: the leader renews, the other keeps waiting.
+    // Stays so over several lease durations: the leader renews, the other keeps waiting. (A fixed time:
+    // outliving the lease duration is the point; the sampler checks the whole time.)
     await sleep(2.5 * TIMINGS.leaseDurationMs);
     expect(leader.elector.isLeader()).toBe(true);
     expect(other.elector.isLeader()).toBe(false);
@@ -141,7 +153,7 @@ describe("leader election against the apiserver", () => {
     await until(() => a.elector.isLeader(), "a to lead");
     const b = candidate(name, "b");
     const s = sampler(() => [a.elector, b.elector]);
-    await sleep(1_000);
+    await contested(name, b.elector, "a");
     const lastRenew = Date.parse((await admin.get<Lease>(leases, name, { namespace: "default" })).spec!.renewTime!);
     a.cut();
     await until(() => !a.elector.isLeader(), "a to step down", 5_000);
@@ -185,7 +197,7 @@ describe("leader election against the apiserver", () => {
       await until(() => out.includes("LEADING"), "the child to lead");
 
       const b = candidate(name, "b");
-      await sleep(1_000);
+      await contested(name, b.elector, "child");
       expect(b.elector.isLeader()).toBe(false);
       const lastRenew = Date.parse((await admin.get<Lease>(leases, name, { namespace: "default" })).spec!.renewTime!);
       const exited = new Promise((r) => proc.once("exit", r));
@@ -237,7 +249,8 @@ describe("runControllerApp against the apiserver", () => {
         metadata: { name: "c1", namespace: "default", labels: { test: name } },
       });
       await until(() => seen.one!.includes("default/c1"), "replica one to reconcile c1");
-      await sleep(500);
+      // Two has been campaigning, not leading, while one reconciled and renewed.
+      await contested(name, two.elector!, "one");
       expect(seen.two).toEqual([]);
 
       expect(await one.stop()).toBe(0);
