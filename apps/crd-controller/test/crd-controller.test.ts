@@ -3,7 +3,7 @@
 // it), names taken by another CRD of the group are refused with Kubernetes' reasons, and deleting a CRD
 // deletes its instances before the CRD itself goes.
 import { ApiClient, type KubeObject, type ResourceRef, isNotFound } from "@orch/client";
-import { type ApiserverProcess, type NatsServer, startApiserverProcess, startNatsServer } from "@orch/testing";
+import { type ApiserverProcess, type NatsServer, eventually, startApiserverProcess, startNatsServer } from "@orch/testing";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -57,12 +57,10 @@ afterAll(async () => {
 });
 
 async function until<T>(read: () => Promise<T | undefined>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\ncontroller output:\n${output}`);
-    await new Promise((r) => setTimeout(r, 100));
+  try {
+    return await eventually(what, read, { timeoutMs, intervalMs: 100 });
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\ncontroller output:\n${output}`);
   }
 }
 
