@@ -1,7 +1,8 @@
 // The launcher's JetStream watchdog against a real nats-server: quiet while JetStream answers, and it
 // calls for a restart once JetStream stays silent (the server here is stopped with SIGSTOP, which
 // silences it as nats-server 2.9's stuck JetStream does after a full disk, without the disk).
-import { startNatsServer } from "@orch/testing";
+import { eventually, startNatsServer } from "@orch/testing";
+import { connect } from "nats";
 import { afterEach, expect, it } from "vitest";
 import { type JetStreamWatchdog, watchJetStream } from "../src/jetstream-watchdog.js";
 
@@ -12,15 +13,23 @@ afterEach(async () => {
 
 it("stays quiet while JetStream answers, and calls for a restart when it stops answering", async () => {
   const nats = await startNatsServer();
+  // Every question the watchdog asks JetStream, seen by a listener on the same subject.
+  const listener = await connect({ servers: nats.url });
+  let asked = 0;
+  const questions = listener.subscribe("$JS.API.INFO", { callback: () => void asked++ });
+  await listener.flush();
   let stuck = 0;
   watchdog = await watchJetStream(nats.url, () => stuck++, { checkEveryMs: 100, answerWithinMs: 200, silences: 3 });
-  await new Promise((r) => setTimeout(r, 1_000));
+  // Asked 6 times: the first 4 have been answered or have timed out (a question lasts at most 200 ms,
+  // two check periods), more than the 3 silences in a row that would call for a restart.
+  await eventually("the watchdog's 6th question", () => asked >= 6, { timeoutMs: 5_000 });
   expect(stuck).toBe(0);
+  questions.unsubscribe();
+  await listener.close();
 
   process.kill(nats.pid!, "SIGSTOP");
   try {
-    const deadline = Date.now() + 5_000;
-    while (stuck === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await eventually("the watchdog to call for a restart", () => stuck > 0, { timeoutMs: 5_000 });
     expect(stuck).toBeGreaterThan(0);
   } finally {
     process.kill(nats.pid!, "SIGCONT");
