@@ -3,6 +3,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { connect as tcpConnect } from "node:net";
+import { eventually } from "@orch/testing";
 import { connect } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlane, startControlPlane } from "./control-plane.js";
@@ -99,11 +100,15 @@ describe("kubectl against orch", () => {
     const watcher = cp.spawnKubectl("get", "deployments", "-w", "-o", "name", "--request-timeout=15s");
     let seen = "";
     watcher.stdout!.on("data", (d: Buffer) => (seen += d.toString()));
-    await new Promise((r) => setTimeout(r, 1500));
-    await apply("watched.yaml", deployment("watched", {}));
-    const deadline = Date.now() + 10_000;
-    while (!seen.includes("deployment.apps/watched") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    watcher.kill();
+    // kubectl prints its list first, then watches from the list's resourceVersion: a change after the
+    // list is printed reaches the watch.
+    try {
+      await eventually("kubectl's list", () => seen.includes("deployment.apps/web"));
+      await apply("watched.yaml", deployment("watched", {}));
+      await eventually("the watch event", () => seen.includes("deployment.apps/watched"));
+    } finally {
+      watcher.kill();
+    }
     expect(seen).toContain("deployment.apps/web");
     expect(seen).toContain("deployment.apps/watched");
   });
@@ -173,18 +178,19 @@ describe("the control plane's processes", () => {
       await cp.kubectl("create", "serviceaccount", "evented");
       const jsm = await nc.jetstreamManager();
       // The relay publishes right after commit; allow it a moment.
-      let msg: Awaited<ReturnType<typeof jsm.streams.getMessage>> | undefined;
-      for (let i = 0; i < 50 && !msg; i++) {
-        msg = await jsm.streams
-          .getMessage("ORCH_EVENTS", { last_by_subj: "orch.events.core.serviceaccounts.default.evented" })
-          .catch(() => undefined);
-        if (!msg) await new Promise((r) => setTimeout(r, 100));
-      }
-      const event = msg!.json<{ type: string; revision: number; object: { metadata: { name: string; resourceVersion: string } } }>();
+      const msg = await eventually(
+        "the event on NATS",
+        () =>
+          jsm.streams
+            .getMessage("ORCH_EVENTS", { last_by_subj: "orch.events.core.serviceaccounts.default.evented" })
+            .catch(() => undefined),
+        { timeoutMs: 5_000, intervalMs: 100 },
+      );
+      const event = msg.json<{ type: string; revision: number; object: { metadata: { name: string; resourceVersion: string } } }>();
       expect(event.type).toBe("ADDED");
       expect(event.object.metadata.name).toBe("evented");
       expect(String(event.revision)).toBe(event.object.metadata.resourceVersion);
-      expect(msg!.header.get("Orch-Revision")).toBe(String(event.revision));
+      expect(msg.header.get("Orch-Revision")).toBe(String(event.revision));
     } finally {
       await nc.close();
     }
@@ -194,13 +200,15 @@ describe("the control plane's processes", () => {
     const pid = apiserverPid(cp.dataDir);
     expect(pid).toBeDefined();
     process.kill(pid!, "SIGKILL");
-    const deadline = Date.now() + 15_000;
     let after: number | undefined;
-    while (Date.now() < deadline) {
-      after = apiserverPid(cp.dataDir);
-      if (after && after !== pid && (await cp.kubectl("get", "namespace", "default", "-o", "name")).code === 0) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await eventually(
+      "a new apiserver that answers",
+      async () => {
+        after = apiserverPid(cp.dataDir);
+        return !!after && after !== pid && (await cp.kubectl("get", "namespace", "default", "-o", "name")).code === 0;
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
     expect(after).toBeDefined();
     expect(after).not.toBe(pid);
     expect(cp.output.join("\n")).toMatch(/\[apiserver\] exited \(SIGKILL\); restarting in \d+ ms/);
