@@ -4,10 +4,12 @@
 // object, then sees new changes as events again. The store is a small tmpfs mounted for the test, so the
 // test needs root (CI runs as root); elsewhere it says why it is skipped.
 import { ApiClient, Informer, type KubeObject } from "@orch/client";
+import { eventually } from "@orch/testing";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeSync, openSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect } from "nats";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ControlPlane, startControlPlane } from "./control-plane.js";
 
@@ -39,11 +41,24 @@ afterAll(async () => {
 
 const secrets = { group: "", version: "v1", plural: "secrets", namespaced: true };
 
-async function waitFor(what: string, check: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
+const waitFor = (what: string, check: () => boolean, timeoutMs: number) => eventually(what, check, { timeoutMs, intervalMs: 100 });
+
+/** Resolves once JetStream fails to store a message (an error or no answer within a second). */
+async function jetStreamRefuses(url: string): Promise<void> {
+  const nc = await connect({ servers: url });
+  try {
+    const js = nc.jetstream({ timeout: 1_000 });
+    await eventually(
+      "JetStream to refuse a message on the full disk",
+      () =>
+        js.publish("orch.events.full-disk-probe", "probe").then(
+          () => false,
+          () => true,
+        ),
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
+  } finally {
+    await nc.close().catch(() => undefined);
   }
 }
 
@@ -93,7 +108,9 @@ it.skipIf(!mounted)(
     const filler = fillDisk();
     // The API takes writes while events cannot be stored: the database is elsewhere, the log is the outbox.
     await create(20, 60);
-    await new Promise((r) => setTimeout(r, 3_000));
+    // The disk stays full until JetStream has met it: a message of the test's own (on a subject no
+    // informer follows) is refused or unanswered, as the relay's are.
+    await jetStreamRefuses(natsUrl);
     rmSync(filler);
 
     await waitFor("every object after the disk had room again", () => informer!.list().length === 60, 90_000);
