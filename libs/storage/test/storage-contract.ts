@@ -511,6 +511,7 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
       it("drops history older than the age limit", async () => {
         const s = await open();
         await churn(s, 5);
+        // A fixed time on purpose: the first 5 revisions must be older than the 30 ms age limit.
         await sleep(60);
         let revision = (await s.get(pod("default", "churn")))!.revision;
         for (let i = 0; i < 3; i++) revision = (await s.update(pod("default", "churn"), object("churn"), revision)).revision;
