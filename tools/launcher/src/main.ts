@@ -1,6 +1,7 @@
 // `npm start`: NATS (unless ORCH_NATS_URL is set), the apiserver and every controller app, each its
 // own process with the environment of the contract. Ctrl-C or SIGTERM stops them all.
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, rm } from "node:fs/promises";
 import { createServer, connect } from "node:net";
 import { dirname, join, resolve } from "node:path";
@@ -46,6 +47,23 @@ function findNatsServer(): string {
   throw new Error("nats-server not found on PATH (install it, e.g. `apt-get install nats-server`, or set ORCH_NATS_URL)");
 }
 
+/** Kills the process a pid file names if it is still that program (a pid may have been reused), and waits. */
+async function reapEarlierRun(pidFile: string, program: string): Promise<void> {
+  const pid = Number(existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : Number.NaN);
+  if (!Number.isInteger(pid) || pid <= 0) return;
+  const running = () => {
+    try {
+      return execFileSync("ps", ["-o", "args=", "-p", String(pid)], { encoding: "utf8" }).includes(program);
+    } catch {
+      return false; // ps exits 1 when there is no such process
+    }
+  };
+  if (!running()) return;
+  log(`[launcher] stopping ${program} (pid ${pid}) left running by an earlier launcher`);
+  process.kill(pid, "SIGKILL");
+  await waitFor(() => !running(), `${program} of an earlier run to exit`, 5_000);
+}
+
 /** Controller apps: every app with a built entry point, apart from the apiserver. */
 function controllerApps(): string[] {
   return readdirSync(join(root, "apps"))
@@ -75,6 +93,10 @@ async function main(): Promise<void> {
   };
   process.on("SIGINT", () => void stopAll(0));
   process.on("SIGTERM", () => void stopAll(0));
+  // Whoever started the launcher (npm, a service manager, a test) may die without a signal to spare:
+  // the launcher is then re-parented, and stops everything as if told to.
+  const parent = process.ppid;
+  setInterval(() => process.ppid !== parent && void stopAll(0), 1000).unref();
 
   if (!env.ORCH_NATS_URL) {
     const port = await freePort();
@@ -82,11 +104,15 @@ async function main(): Promise<void> {
     // as their identity only (see libs/events envelopeWithin).
     const config = join(dataDir, "nats.conf");
     writeFileSync(config, "max_payload: 4MB\n");
+    // A nats-server of an earlier run that outlived its launcher (where no parent-death signal exists)
+    // still holds the store: it goes first.
+    const pidFile = join(dataDir, "nats.pid");
+    await reapEarlierRun(pidFile, "nats-server");
     const nats = new Supervised(
       {
         name: "nats",
         command: findNatsServer(),
-        args: ["-c", config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", join(dataDir, "nats")],
+        args: ["-c", config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", join(dataDir, "nats"), "-P", pidFile],
         env,
         // nats-server's banner is noise here; its warnings and errors are not.
         show: (line) => !line.includes("[INF]"),

@@ -1,6 +1,7 @@
 // Runs one child process: prefixes its output, restarts it with backoff when it crashes or on request,
 // and stops it (TERM, then KILL) on request.
 import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { formatLine } from "@orch/log";
 
@@ -18,6 +19,13 @@ const MAX_BACKOFF_MS = 30_000;
 const STABLE_MS = 10_000;
 const STOP_GRACE_MS = 5_000;
 
+/**
+ * On Linux a child is started through util-linux's `setpriv --pdeathsig SIGTERM`, which execs it with the
+ * kernel's parent-death signal set: if the launcher dies, even by SIGKILL, every child gets SIGTERM. The
+ * Node children also exit when their stdin pipe closes; nats-server has no such habit.
+ */
+const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"].find((p) => process.platform === "linux" && existsSync(p));
+
 export class Supervised {
   private child: ChildProcess | undefined;
   private stopping = false;
@@ -31,7 +39,10 @@ export class Supervised {
 
   start(): void {
     const started = Date.now();
-    const child = spawn(this.spec.command, this.spec.args, {
+    const [command, args] = SETPRIV
+      ? [SETPRIV, ["--pdeathsig", "SIGTERM", this.spec.command, ...this.spec.args]]
+      : [this.spec.command, this.spec.args];
+    const child = spawn(command, args, {
       env: { ...this.spec.env, ORCH_SUPERVISED: "1" },
       // stdin stays an open pipe: children exit when it closes, so none outlives a killed launcher.
       stdio: ["pipe", "pipe", "pipe"],
