@@ -1,16 +1,40 @@
-// Shared pieces for declaring kinds: defaults for the declaration and the usual status subresource.
-import type { ObjectHeader } from "@orch/api";
+// Shared pieces for declaring kinds: `defineKind` (defaults for the declaration, the kind's object type
+// from its schema) and the usual status subresource.
+import type { AnySchema, ObjectHeader } from "@orch/api";
 import { type LabelSelectorObject, labelSelectorFromObject, labelSelectorFromSet, labelSelectorString } from "@orch/machinery";
-import type { KindDefinition, PrinterColumn, ScaleMapping, Strategy, Verb } from "./kind.js";
+import type {
+  ActionSubresource,
+  KindDefinition,
+  KindObject,
+  PrinterColumn,
+  ScaleMapping,
+  Strategy,
+  SubresourceStrategy,
+  Verb,
+} from "./kind.js";
 import { readPath } from "./json-path.js";
 
 export const ALL_VERBS: readonly Verb[] = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 
 type Required = "group" | "version" | "kind" | "plural" | "namespaced" | "schema";
-export type KindSpec = Pick<KindDefinition, Required> & Partial<Omit<KindDefinition, Required>>;
 
-export function defineKind(spec: KindSpec): KindDefinition {
-  return {
+/** What a kind file writes: the required declaration and whatever else differs from the defaults. */
+export type KindSpec<T extends ObjectHeader = ObjectHeader, S extends AnySchema = AnySchema> = Pick<
+  KindDefinition<T>,
+  Exclude<Required, "schema">
+> &
+  Partial<Omit<KindDefinition<T>, Required | "actions">> & {
+    schema: S;
+    /** Each action decodes a request type of its own: `never` admits them all. */
+    actions?: Readonly<Record<string, ActionSubresource<T, never>>>;
+  };
+
+/**
+ * A kind from its spec. Its object type `T` comes from the schema (`v.InferOutput`), so the strategy,
+ * subresources, columns and selectable fields are written against the kind's own type.
+ */
+export function defineKind<S extends AnySchema>(spec: KindSpec<KindObject<S>, S>): KindDefinition {
+  const kind: Omit<KindDefinition<KindObject<S>>, "actions"> & Pick<KindSpec<KindObject<S>, S>, "actions"> = {
     listKind: `${spec.kind}List`,
     singular: spec.kind.toLowerCase(),
     shortNames: [],
@@ -22,6 +46,12 @@ export function defineKind(spec: KindSpec): KindDefinition {
     verbs: ALL_VERBS,
     ...spec,
   };
+  // The one widening of a kind's type: the registry and the store hold kinds of every type as
+  // KindDefinition<ObjectHeader>, so the hooks typed with T are kept as hooks of any object (and each
+  // action's request type as any object). Sound as the store uses them: it gives a kind's hooks only
+  // objects its schema decoded (the request body, or the stored object, decoded when it was written),
+  // and an action's hooks only the request its own schema decoded.
+  return kind as KindDefinition;
 }
 
 export const AGE: PrinterColumn = {
@@ -31,9 +61,6 @@ export const AGE: PrinterColumn = {
   description:
     "CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.",
 };
-
-/** Kind modules declare their Kubernetes defaulting function with the kind's own type. */
-export const defaults = (fn: (o: never) => void) => fn as unknown as (o: ObjectHeader) => void;
 
 /** `a=b,c=d` as Kubernetes prints a label map, `<none>` when empty. */
 export function formatLabels(labels: unknown): string {
@@ -81,22 +108,28 @@ export const column = (name: string, type: PrinterColumn["type"], value: (o: Obj
  * The main endpoint of a kind with a `status` subresource ignores status (create starts without
  * one); `/status` changes nothing but status (and managedFields).
  */
-export function statusSubresource(main: Strategy = {}, initialStatus?: (o: ObjectHeader) => unknown) {
-  const mainStrategy: Strategy = {
+export function statusSubresource<T extends ObjectHeader>(
+  main: Strategy<T> = {},
+  initialStatus?: (o: T) => unknown,
+): { strategy: Strategy<T>; status: SubresourceStrategy<T> } {
+  // Status is any object's field here: the type of `T`'s own status does not matter.
+  const statusOf = (o: ObjectHeader) => o;
+  const strategy: Strategy<T> = {
     ...main,
     prepareForCreate(obj, ctx) {
-      if (initialStatus) obj.status = initialStatus(obj);
-      else delete obj.status;
+      if (initialStatus) statusOf(obj).status = initialStatus(obj);
+      else delete statusOf(obj).status;
       main.prepareForCreate?.(obj, ctx);
     },
     prepareForUpdate(obj, old, ctx) {
-      if (old.status === undefined) delete obj.status;
-      else obj.status = old.status;
+      if (old.status === undefined) delete statusOf(obj).status;
+      else statusOf(obj).status = old.status;
       main.prepareForUpdate?.(obj, old, ctx);
     },
   };
-  const status: Strategy = {
-    prepareForUpdate(obj, old) {
+  const status: SubresourceStrategy<T> = {
+    prepareForUpdate(o, old) {
+      const obj: ObjectHeader = o;
       const status = obj.status;
       const managedFields = obj.metadata.managedFields;
       const resourceVersion = obj.metadata.resourceVersion;
@@ -108,7 +141,7 @@ export function statusSubresource(main: Strategy = {}, initialStatus?: (o: Objec
       if (managedFields) obj.metadata.managedFields = managedFields;
     },
   };
-  return { strategy: mainStrategy, status };
+  return { strategy, status };
 }
 
 /** `a/b` from `spec.replicas` and `status.readyReplicas` for the READY column. */

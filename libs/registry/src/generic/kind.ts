@@ -1,7 +1,16 @@
-// A kind is a declaration plus a small strategy. The generic store (store.ts) does everything else;
-// no kind has request-path code of its own.
+// A kind is a declaration (`KindDefinition`) plus a strategy (`Strategy<T>`), as Kubernetes separates a
+// resource's registration from its registry's RESTCreateStrategy/RESTUpdateStrategy/RESTDeleteStrategy.
+// The generic store (store.ts) does everything else; no kind has request-path code of its own.
+//
+// Which is which: a function the store calls while it writes (decodes, creates, updates, deletes or
+// answers) an object of the kind belongs to the strategy, typed with the kind's own object type `T`.
+// Everything else is declaration: names, group/version, scope, verbs, schema and merge shape, flags, the
+// subresource map, and the per-object functions that only describe stored objects to readers (printer
+// columns, selectable fields, the /scale selector) or are part of decoding with the schema (a custom
+// resource's `prune`).
 import { type AnySchema, type NamingProfile, type ObjectHeader, shapeOf } from "@orch/api";
 import type { FieldError, Shape } from "@orch/machinery";
+import type * as v from "valibot";
 import type { Authorizer, UserInfo } from "./authorizer.js";
 
 /** What a strategy may know about the request it is serving. */
@@ -19,27 +28,85 @@ export interface RequestContext {
   signal?: AbortSignal;
 }
 
-/** The hooks of one endpoint (the main resource or a subresource such as `status`). */
-export interface Strategy {
+/**
+ * The objects a schema decodes to: its output type when that is an object with metadata, else any object
+ * (a custom resource's loose schema, a test's `v.object({})`).
+ */
+export type KindObject<S extends AnySchema> = v.InferOutput<S> extends ObjectHeader ? v.InferOutput<S> : ObjectHeader;
+
+/**
+ * The behaviour of a kind's main endpoint: every hook the store calls, in the order it calls them. Each
+ * gets objects of the kind's own type `T`: the store passes only objects decoded by the kind's schema
+ * (the request's, or the stored one it decoded when written).
+ */
+export interface Strategy<T extends ObjectHeader = ObjectHeader> {
+  // ---- decoding (create, update, patch, apply) ----
+  /** Defaults that depend on other fields (Kubernetes' SetDefaults_<Kind>), applied after decoding. */
+  defaults?: (obj: T) => void;
+
+  // ---- create and update ----
   /** Normalises a new object before validation (e.g. clears status, fills server-set fields). */
-  prepareForCreate?(obj: ObjectHeader, ctx: RequestContext): void;
+  prepareForCreate?: (obj: T, ctx: RequestContext) => void;
   /** Normalises an update: copy back what this endpoint may not change. */
-  prepareForUpdate?(obj: ObjectHeader, old: ObjectHeader, ctx: RequestContext): void;
-  validate?(obj: ObjectHeader, ctx: RequestContext): FieldError[];
-  validateUpdate?(obj: ObjectHeader, old: ObjectHeader, ctx: RequestContext): FieldError[];
-  warnings?(obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext): string[];
+  prepareForUpdate?: (obj: T, old: T, ctx: RequestContext) => void;
+  /**
+   * Validates `metadata.name`, or a `generateName` prefix when `prefix` is true; returns Kubernetes'
+   * messages (DNS subdomain by default). Some kinds' rules depend on the object (a trust bundle's signer).
+   */
+  validateName?: (name: string, prefix: boolean, obj: T) => string[];
+  validate?: (obj: T, ctx: RequestContext) => FieldError[];
+  validateUpdate?: (obj: T, old: T, ctx: RequestContext) => FieldError[];
+  warnings?: (obj: T, old: T | undefined, ctx: RequestContext) => string[];
   /**
    * Rules that need other objects (e.g. one default PriorityClass), run after validation and before
    * the write. Returns field errors (422) or throws a StatusError for another code.
    */
-  admit?(obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext, cluster: ClusterReader): Promise<FieldError[]>;
+  admit?: (obj: T, old: T | undefined, ctx: RequestContext, cluster: ClusterReader) => Promise<FieldError[]>;
+  /**
+   * The part of an object whose changes bump `metadata.generation` (default: everything but type,
+   * metadata and status — see `specFields`). A Deployment adds its annotations, as Kubernetes does.
+   */
+  generationSource?: (obj: T) => unknown;
+  /**
+   * A kind whose create is answered, not stored (reviews): the decoded, prepared and validated object
+   * goes in, the answer comes out with 201; nothing is written and no event is published.
+   */
+  answer?: (obj: T, ctx: RequestContext) => Promise<ObjectHeader> | ObjectHeader;
+
+  // ---- delete ----
+  /**
+   * Refuses deleting an object by name before it is read (immortal namespaces, system priority classes),
+   * throwing a StatusError. Delete-collection does not ask, as in Kubernetes.
+   */
+  beforeDelete?: (name: string) => void;
+  /**
+   * Kinds with graceful deletion (pods): the grace period a delete gets, given the one requested.
+   * Above 0 the object is only marked (deletionTimestamp in the future) until deleted with 0.
+   */
+  gracePeriod?: (obj: T, requested: number | undefined) => number;
+  /**
+   * Marks an object whose deletion starts (a Namespace enters Terminating); finalizers it adds hold the
+   * deletion back (a CustomResourceDefinition's instance clean-up).
+   */
+  prepareForDelete?: (obj: T) => void;
+  /** Finalizers kept outside metadata (a Namespace's `spec.finalizers`); they also hold deletion back. */
+  specFinalizers?: (obj: T) => readonly string[];
 }
 
-export interface PrinterColumn {
+/**
+ * The behaviour of a subresource that is written by update only (`status`, `approval`, `finalize`).
+ * Deletion, defaulting and generation stay the main strategy's.
+ */
+export type SubresourceStrategy<T extends ObjectHeader = ObjectHeader> = Pick<
+  Strategy<T>,
+  "prepareForUpdate" | "validateUpdate" | "warnings" | "admit"
+>;
+
+export interface PrinterColumn<T extends ObjectHeader = ObjectHeader> {
   name: string;
   type: "string" | "integer" | "number" | "boolean" | "date";
   /** Extracts the cell; `jsonPath` columns of custom resources compile to this. */
-  value: (obj: ObjectHeader) => unknown;
+  value: (obj: T) => unknown;
   description?: string;
   format?: string;
   priority?: number;
@@ -49,11 +116,11 @@ export interface PrinterColumn {
  * How `/scale` (an autoscaling/v1 Scale) maps onto the object: dotted paths as custom resources
  * declare them (`.spec.replicas`), and the selector as the string a Scale carries.
  */
-export interface ScaleMapping {
+export interface ScaleMapping<T extends ObjectHeader = ObjectHeader> {
   specReplicasPath: string;
   statusReplicasPath: string;
   /** The serialized label selector for `status.selector` (built-ins format `spec.selector`). */
-  selector?: (obj: ObjectHeader) => string | undefined;
+  selector?: (obj: T) => string | undefined;
 }
 
 /** Read access to other objects, for rules that span objects (Kubernetes does these in admission). */
@@ -64,22 +131,27 @@ export interface ClusterReader {
 }
 
 /**
- * A subresource answered on POST from its parent object, without storing anything (Kubernetes'
- * `serviceaccounts/token`): the request is decoded with `schema` as `group/version` `kind`.
+ * A subresource answered on POST from its parent object `T`, without storing anything (Kubernetes'
+ * `serviceaccounts/token`): the request is decoded with `schema` as `group/version` `kind`, to `R`.
+ * Its two hooks are its strategy; they sit beside its few declared fields.
  */
-export interface ActionSubresource {
+export interface ActionSubresource<T extends ObjectHeader = ObjectHeader, R extends ObjectHeader = ObjectHeader> {
   group: string;
   version: string;
   kind: string;
   schema: AnySchema;
-  defaults?: (obj: ObjectHeader) => void;
+  defaults?: (request: R) => void;
   /** `cluster` reads the objects the answer depends on (a token's bound pod or secret). */
-  answer(parent: ObjectHeader, request: ObjectHeader, ctx: RequestContext, cluster: ClusterReader): Promise<ObjectHeader>;
+  answer: (parent: T, request: R, ctx: RequestContext, cluster: ClusterReader) => Promise<ObjectHeader>;
 }
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";
 
-export interface KindDefinition {
+/**
+ * A kind's declaration, and its strategies. `T` is the type its schema decodes to; the registry and the
+ * store hold every kind as `KindDefinition` (of `ObjectHeader`): see `defineKind`.
+ */
+export interface KindDefinition<T extends ObjectHeader = ObjectHeader> {
   group: string;
   version: string;
   kind: string;
@@ -89,6 +161,7 @@ export interface KindDefinition {
   shortNames: readonly string[];
   categories: readonly string[];
   namespaced: boolean;
+  verbs: readonly Verb[];
   /**
    * A custom resource served from a CustomResourceDefinition (JSON merge semantics for strategic patches;
    * printer columns give finished cells, as Kubernetes' table convertor).
@@ -118,55 +191,20 @@ export interface KindDefinition {
    * Built-in kinds derive it from `schema` (see `kindShape`); custom resources from their CRD's schema.
    */
   shape?: Shape;
-  /** Defaults that depend on other fields, applied after decoding. */
-  defaults?: (obj: ObjectHeader) => void;
-  /** The main endpoint's strategy. */
-  strategy: Strategy;
-  /** Subresources served by the same store with another strategy (`status`, `approval`). */
-  subresources: Readonly<Record<string, Strategy>>;
-  /** Subresources that answer a POST from the object (`token`). */
-  actions?: Readonly<Record<string, ActionSubresource>>;
-  scale?: ScaleMapping;
-  /** Field selectors beyond metadata.name and metadata.namespace. */
-  selectableFields: Readonly<Record<string, (obj: ObjectHeader) => string | undefined>>;
-  printerColumns: readonly PrinterColumn[];
-  verbs: readonly Verb[];
-  /**
-   * Validates `metadata.name`, or a `generateName` prefix when `prefix` is true; returns Kubernetes'
-   * messages (DNS subdomain by default). Some kinds' rules depend on the object (a trust bundle's signer).
-   */
-  validateName?: (name: string, prefix: boolean, obj: ObjectHeader) => string[];
-  /**
-   * The part of an object whose changes bump `metadata.generation` (default: everything but type,
-   * metadata and status — see `specFields`). A Deployment adds its annotations, as Kubernetes does.
-   */
-  generationSource?: (obj: ObjectHeader) => unknown;
-  /** Delete answers with the deleted object instead of a Status (Kubernetes' ReturnDeletedObject). */
-  deleteReturnsObject?: boolean;
-  /**
-   * A kind whose create is answered, not stored (reviews): the decoded, validated object goes in,
-   * the answer comes out with 201; nothing is written and no event is published.
-   */
-  answer?: (obj: ObjectHeader, ctx: RequestContext) => Promise<ObjectHeader> | ObjectHeader;
   /** PUT to a missing object creates it. */
   allowCreateOnUpdate?: boolean;
-  /** Finalizers kept outside metadata (a Namespace's `spec.finalizers`); they also hold deletion back. */
-  specFinalizers?: (obj: ObjectHeader) => readonly string[];
-  /**
-   * Kinds with graceful deletion (pods): the grace period a delete gets, given the one requested.
-   * Above 0 the object is only marked (deletionTimestamp in the future) until deleted with 0.
-   */
-  gracePeriod?: (obj: ObjectHeader, requested: number | undefined) => number;
-  /**
-   * Refuses deleting an object by name before it is read (immortal namespaces, system priority classes),
-   * throwing a StatusError. Delete-collection does not ask, as in Kubernetes.
-   */
-  beforeDelete?: (name: string) => void;
-  /**
-   * Marks an object whose deletion starts (a Namespace enters Terminating); finalizers it adds hold the
-   * deletion back (a CustomResourceDefinition's instance clean-up).
-   */
-  prepareForDelete?: (obj: ObjectHeader) => void;
+  /** Delete answers with the deleted object instead of a Status (Kubernetes' ReturnDeletedObject). */
+  deleteReturnsObject?: boolean;
+  /** The main endpoint's behaviour. */
+  strategy: Strategy<T>;
+  /** Subresources served by the same store with their own strategy (`status`, `approval`). */
+  subresources: Readonly<Record<string, SubresourceStrategy<T>>>;
+  /** Subresources that answer a POST from the object (`token`). */
+  actions?: Readonly<Record<string, ActionSubresource<T>>>;
+  scale?: ScaleMapping<T>;
+  /** Field selectors beyond metadata.name and metadata.namespace. */
+  selectableFields: Readonly<Record<string, (obj: T) => string | undefined>>;
+  printerColumns: readonly PrinterColumn<T>[];
 }
 
 /** `<group>/<plural>` (`core/<plural>` for the core group): the storage resource of a kind. */

@@ -6,7 +6,7 @@ import type { KindDefinition } from "./kind.js";
 const options = (kind: KindDefinition, obj: ObjectHeader) => ({
   namespaced: kind.namespaced,
   nameValidator: (name: string, prefix: boolean) =>
-    kind.validateName ? kind.validateName(name, prefix, obj) : nameIsDNSSubdomain(name, prefix),
+    kind.strategy.validateName ? kind.strategy.validateName(name, prefix, obj) : nameIsDNSSubdomain(name, prefix),
   // Built-in kinds also require unprefixed finalizers to be standard ones.
   kubeFinalizers: !kind.genericMetaValidation,
 });

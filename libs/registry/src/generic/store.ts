@@ -34,6 +34,7 @@ import {
   type KindDefinition,
   type RequestContext,
   type Strategy,
+  type SubresourceStrategy,
   apiVersionOf,
   kindShape,
   specFields,
@@ -128,7 +129,7 @@ const clone = <T>(x: T): T => structuredClone(x);
 
 /** Whether an update leaves what generation tracks unchanged (the spec, or the kind's equivalent). */
 function specEqual(kind: KindDefinition, a: ObjectHeader, b: ObjectHeader): boolean {
-  const source = kind.generationSource ?? specFields;
+  const source = kind.strategy.generationSource ?? specFields;
   return jsonEqual(source(a), source(b));
 }
 
@@ -323,7 +324,7 @@ export class ResourceStore {
       // Go decodes an absent field as its zero value and validation then says "Required value".
       (name, errs) => this.invalid(name, errs),
     );
-    this.kind.defaults?.(obj);
+    this.kind.strategy.defaults?.(obj);
     return obj;
   }
 
@@ -410,7 +411,7 @@ export class ResourceStore {
 
   /** What still holds an object's deletion back. */
   private pendingFinalizers(obj: ObjectHeader): readonly string[] {
-    return [...(obj.metadata.finalizers ?? []), ...(this.kind.specFinalizers?.(obj) ?? [])];
+    return [...(obj.metadata.finalizers ?? []), ...(this.kind.strategy.specFinalizers?.(obj) ?? [])];
   }
 
   // ---- writes ---------------------------------------------------------------------------------
@@ -500,7 +501,7 @@ export class ResourceStore {
   }
 
   /** Cross-object rules, after the object's own rules passed. */
-  private async admit(strategy: Strategy, obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext) {
+  private async admit(strategy: SubresourceStrategy, obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext) {
     if (!strategy.admit) return;
     const errs = await strategy.admit(obj, old, ctx, this.cluster);
     if (errs.length > 0) this.invalid(obj.metadata.name ?? "", errs);
@@ -517,12 +518,13 @@ export class ResourceStore {
 
   async create(namespace: string, body: Body, ctx: RequestContext, options: WriteOptions): Promise<WriteResult> {
     const obj = this.decode(body, ctx, options);
-    if (this.kind.answer) {
+    const strategy = this.kind.strategy;
+    if (strategy.answer) {
       this.placeInNamespace(obj, namespace);
-      this.kind.strategy.prepareForCreate?.(obj, ctx);
-      const errs = this.kind.strategy.validate?.(obj, ctx) ?? [];
+      strategy.prepareForCreate?.(obj, ctx);
+      const errs = strategy.validate?.(obj, ctx) ?? [];
       if (errs.length > 0) this.invalid(obj.metadata.name ?? "", errs);
-      return { object: await this.kind.answer(obj, ctx), code: 201 };
+      return { object: await strategy.answer(obj, ctx), code: 201 };
     }
     return this.createObject(namespace, obj, ctx, options);
   }
@@ -597,7 +599,8 @@ export class ResourceStore {
     mutate: (current: ObjectHeader | undefined) => ObjectHeader,
   ): Promise<WriteResult> {
     // /scale changes the object through its main strategy.
-    const strategy = subresource && subresource !== "scale" ? this.kind.subresources[subresource] : this.kind.strategy;
+    const strategy: SubresourceStrategy | undefined =
+      subresource && subresource !== "scale" ? this.kind.subresources[subresource] : this.kind.strategy;
     if (!strategy) throw errors.notFoundPath();
     for (let attempt = 0; ; attempt++) {
       const stored = await this.deps.storage.get(this.key(namespace, name));
@@ -673,7 +676,7 @@ export class ResourceStore {
     guarded = true,
   ): Promise<DeleteResult> {
     validateDeleteOptions(options);
-    if (guarded) this.kind.beforeDelete?.(name);
+    if (guarded) this.kind.strategy.beforeDelete?.(name);
     for (let attempt = 0; ; attempt++) {
       const stored = await this.get(namespace, name);
       const current = parse(stored);
@@ -694,7 +697,7 @@ export class ResourceStore {
           `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${stored.revision}). The object might have been modified`,
         );
       }
-      const grace = this.kind.gracePeriod?.(current, options.gracePeriodSeconds) ?? 0;
+      const grace = this.kind.strategy.gracePeriod?.(current, options.gracePeriodSeconds) ?? 0;
       try {
         if (grace > 0) {
           // Graceful (pods on a node): marked now, removed when whoever runs it confirms with grace 0.
@@ -704,17 +707,17 @@ export class ResourceStore {
           marked.metadata.deletionTimestamp = rfc3339(new Date(Date.now() + grace * 1000));
           marked.metadata.deletionGracePeriodSeconds = grace;
           if (pending === undefined && (marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
-          this.kind.prepareForDelete?.(marked);
+          this.kind.strategy.prepareForDelete?.(marked);
           if (!dryRun) await this.deps.storage.update(this.key(namespace, name), this.persisted(marked, ctx), stored.revision);
           return { code: 200, body: marked };
         }
         // The kind marks a deletion that starts, possibly adding finalizers of its own.
         const marked = clone(current);
-        if (!current.metadata.deletionTimestamp) this.kind.prepareForDelete?.(marked);
+        if (!current.metadata.deletionTimestamp) this.kind.strategy.prepareForDelete?.(marked);
         // The propagation policy becomes a finalizer the garbage collector acts on (orphan, foregroundDeletion).
         const finalizers = withPropagationFinalizers(marked.metadata.finalizers ?? [], options);
         const changed = !jsonEqual(finalizers, current.metadata.finalizers ?? []);
-        if (finalizers.length > 0 || (this.kind.specFinalizers?.(current) ?? []).length > 0) {
+        if (finalizers.length > 0 || (this.kind.strategy.specFinalizers?.(current) ?? []).length > 0) {
           // Whoever owns a finalizer removes it; the last removal deletes the object.
           if (current.metadata.deletionTimestamp && !changed) return { code: 200, body: current };
           if (finalizers.length > 0) marked.metadata.finalizers = finalizers;

@@ -1,7 +1,8 @@
 // The kinds a CustomResourceDefinition declares: one KindDefinition per served version, built from the
 // CRD's accepted names and each version's structural schema, subresources, printer columns and
 // selectable fields. They are served by the generic store like any built-in kind; what Kubernetes'
-// apiextensions-apiserver does in customresource/strategy.go and tableconvertor maps onto the hooks.
+// apiextensions-apiserver does in customresource/strategy.go maps onto the strategy, its tableconvertor
+// onto the printer columns.
 import {
   type CustomResourceDefinition,
   type CustomResourceDefinitionVersion,
@@ -15,7 +16,7 @@ import {
 import { type FieldError, failure, fieldError, humanDuration } from "@orch/machinery";
 import { compileSchema } from "@orch/schema";
 import * as v from "valibot";
-import type { KindDefinition, PrinterColumn, ScaleMapping, Strategy } from "../../generic/kind.js";
+import type { KindDefinition, PrinterColumn, ScaleMapping, Strategy, SubresourceStrategy } from "../../generic/kind.js";
 import { readPath } from "../../generic/json-path.js";
 import { AGE, ALL_VERBS, statusSubresource } from "../../generic/define.js";
 
@@ -30,13 +31,12 @@ const crdCleanupFinalizer = (profile: NamingProfile): string => `customresourcec
  * A CRD's deletion starts (apiextensions-apiserver registry/customresourcedefinition/etcd.go): the
  * clean-up finalizer holds it while the crd-controller deletes the instances.
  */
-export function beginCrdDeletion(crd: ObjectHeader, profile: NamingProfile): void {
+export function beginCrdDeletion(crd: Crd, profile: NamingProfile): void {
   const finalizer = crdCleanupFinalizer(profile);
   const meta = crd.metadata;
   if (!(meta.finalizers ?? []).includes(finalizer)) meta.finalizers = [...(meta.finalizers ?? []), finalizer];
-  const typed = crd as unknown as Crd;
-  typed.status ??= {};
-  setCrdCondition(typed, {
+  crd.status ??= {};
+  setCrdCondition(crd, {
     type: "Terminating",
     status: "True",
     reason: "InstanceDeletionPending",
@@ -90,6 +90,7 @@ function versionKind(
     ...(scale ? validateSpecReplicas(obj, scale.specReplicasPath) : []),
   ];
   const main: Strategy = {
+    ...(structural ? { defaults: (obj: ObjectHeader) => structural.applyDefaults(obj) } : {}),
     prepareForCreate() {
       // As Kubernetes' handler: 405 while the CRD is being deleted (its instances are going away).
       if (options.terminating) {
@@ -101,9 +102,11 @@ function versionKind(
     },
     validate: (obj) => validate(obj),
     validateUpdate: (obj, old) => validate(obj, old),
+    // Without /status the whole object is the user's: any change but metadata is a new generation.
+    ...(hasStatus ? {} : { generationSource: ({ metadata: _m, ...rest }: ObjectHeader) => rest }),
   };
   let strategy = main;
-  const subresources: Record<string, Strategy> = {};
+  const subresources: Record<string, SubresourceStrategy> = {};
   if (hasStatus) {
     const split = statusSubresource(main);
     strategy = split.strategy;
@@ -132,7 +135,7 @@ function versionKind(
     genericMetaValidation: true,
     schema: CustomObject,
     ...(pruning ? { prune: (obj: Record<string, unknown>) => pruning.prune(obj) } : {}),
-    ...(structural ? { shape: structural.shape, defaults: (obj: ObjectHeader) => structural.applyDefaults(obj) } : {}),
+    ...(structural ? { shape: structural.shape } : {}),
     storageApiVersion,
     strategy,
     subresources,
@@ -142,8 +145,6 @@ function versionKind(
     ),
     printerColumns: printerColumns(version),
     verbs: ALL_VERBS,
-    // Without /status the whole object is the user's: any change but metadata is a new generation.
-    ...(hasStatus ? {} : { generationSource: ({ metadata: _m, ...rest }: ObjectHeader) => rest }),
     ...(deprecationWarning ? { deprecationWarning } : {}),
   };
 }

@@ -1,6 +1,6 @@
 // Deployment (apps/v1, spec 2.8). Validation after Kubernetes' apps ValidateDeployment and the
 // deployment strategy (selector immutable in apps/v1).
-import { type Deployment, Deployment as DeploymentSchema, type ObjectHeader, defaultDeployment } from "@orch/api";
+import { type Deployment, Deployment as DeploymentSchema, defaultDeployment } from "@orch/api";
 import { type FieldError, FieldPath, fieldError, jsonEqual, regexError, validateNonnegativeField } from "@orch/machinery";
 import { type KindDefinition, type Strategy, specFields } from "../../generic/kind.js";
 import {
@@ -9,7 +9,6 @@ import {
   column,
   containerImages,
   containerNames,
-  defaults,
   defineKind,
   formatSelector,
   readyOf,
@@ -27,7 +26,6 @@ import {
 } from "../core/workload-validation.js";
 
 const spec = FieldPath.root("spec");
-const asDeployment = (o: ObjectHeader) => o as unknown as Deployment;
 
 type IntOrString = number | string;
 const PERCENT = /^[0-9]+%$/;
@@ -95,20 +93,18 @@ function validateDeploymentSpec(d: Deployment): FieldError[] {
 }
 
 /** Annotations are copied to the replica sets, so their changes are a new generation too. */
-const generationSource = (o: ObjectHeader) => ({ ...specFields(o), annotations: o.metadata.annotations });
+const generationSource = (o: Deployment) => ({ ...specFields(o), annotations: o.metadata.annotations });
 const templatePath = spec.child("template");
 
-const main: Strategy = {
-  validate: (obj) => validateDeploymentSpec(asDeployment(obj)),
-  validateUpdate: (obj, old) => [
-    ...validateDeploymentSpec(asDeployment(obj)),
-    ...selectorImmutable(asDeployment(obj).spec.selector, asDeployment(old).spec.selector),
-  ],
+const main: Strategy<Deployment> = {
+  defaults: defaultDeployment,
+  validate: (obj) => validateDeploymentSpec(obj),
+  validateUpdate: (obj, old) => [...validateDeploymentSpec(obj), ...selectorImmutable(obj.spec.selector, old.spec.selector)],
   warnings(obj, old) {
-    const d = asDeployment(obj);
-    if (!old) return [...podNameWarning(obj.metadata.name), ...podTemplateWarnings(d.spec.template, templatePath)];
-    return jsonEqual(generationSource(obj), generationSource(old)) ? [] : podTemplateWarnings(d.spec.template, templatePath);
+    if (!old) return [...podNameWarning(obj.metadata.name), ...podTemplateWarnings(obj.spec.template, templatePath)];
+    return jsonEqual(generationSource(obj), generationSource(old)) ? [] : podTemplateWarnings(obj.spec.template, templatePath);
   },
+  generationSource,
 };
 
 const deploymentStatus = statusSubresource(main);
@@ -123,7 +119,6 @@ export const deployments = (): KindDefinition =>
     categories: ["all"],
     namespaced: true,
     schema: DeploymentSchema,
-    defaults: defaults(defaultDeployment),
     scale: replicasScale((o) => selectorString(at(o, "spec.selector"))),
     strategy: deploymentStatus.strategy,
     subresources: {
@@ -137,10 +132,9 @@ export const deployments = (): KindDefinition =>
           if (annotations) obj.metadata.annotations = annotations;
           else delete obj.metadata.annotations;
         },
-        validateUpdate: (obj, old) => validateDeploymentStatus(asDeployment(obj).status, asDeployment(old).status),
+        validateUpdate: (obj, old) => validateDeploymentStatus(obj.status, old.status),
       },
     },
-    generationSource,
     printerColumns: [
       column("Ready", "string", readyOf),
       column("Up-to-date", "integer", (o) => at(o, "status.updatedReplicas") ?? 0),

@@ -1,18 +1,9 @@
 // ReplicaSet (apps/v1). Validation after Kubernetes' apps ValidateReplicaSet and the replicaset
 // strategy (selector immutable in apps/v1).
-import { type ObjectHeader, type ReplicaSet, ReplicaSet as ReplicaSetSchema, defaultReplicaSet } from "@orch/api";
+import { type ReplicaSet, ReplicaSet as ReplicaSetSchema, defaultReplicaSet } from "@orch/api";
 import { type FieldError, FieldPath, jsonEqual } from "@orch/machinery";
 import { type KindDefinition, type Strategy, specFields } from "../../generic/kind.js";
-import {
-  at,
-  defaults,
-  defineKind,
-  formatSelector,
-  replicaColumns,
-  statusSubresource,
-  replicasScale,
-  selectorString,
-} from "../../generic/define.js";
+import { at, defineKind, formatSelector, replicaColumns, statusSubresource, replicasScale, selectorString } from "../../generic/define.js";
 import { podTemplateWarnings } from "../core/pod-warnings.js";
 import {
   podNameWarning,
@@ -23,7 +14,6 @@ import {
   validateTemplateForReplicaSet,
 } from "../core/workload-validation.js";
 
-const asReplicaSet = (o: ObjectHeader) => o as unknown as ReplicaSet;
 const templatePath = FieldPath.root("spec", "template");
 
 /** ValidateReplicaSetSpec. */
@@ -34,14 +24,12 @@ function validateReplicaSetSpec(rs: ReplicaSet): FieldError[] {
   return errs;
 }
 
-const main: Strategy = {
-  validate: (obj) => validateReplicaSetSpec(asReplicaSet(obj)),
-  validateUpdate: (obj, old) => [
-    ...validateReplicaSetSpec(asReplicaSet(obj)),
-    ...selectorImmutable(asReplicaSet(obj).spec.selector, asReplicaSet(old).spec.selector),
-  ],
+const main: Strategy<ReplicaSet> = {
+  defaults: defaultReplicaSet,
+  validate: (obj) => validateReplicaSetSpec(obj),
+  validateUpdate: (obj, old) => [...validateReplicaSetSpec(obj), ...selectorImmutable(obj.spec.selector, old.spec.selector)],
   warnings(obj, old) {
-    const template = asReplicaSet(obj).spec.template;
+    const template = obj.spec.template;
     if (!old) return [...podNameWarning(obj.metadata.name), ...podTemplateWarnings(template, templatePath)];
     return jsonEqual(specFields(obj), specFields(old)) ? [] : podTemplateWarnings(template, templatePath);
   },
@@ -59,11 +47,10 @@ export const replicaSets = (): KindDefinition =>
     categories: ["all"],
     namespaced: true,
     schema: ReplicaSetSchema,
-    defaults: defaults(defaultReplicaSet),
     scale: replicasScale((o) => selectorString(at(o, "spec.selector"))),
     strategy: replicaSetStatus.strategy,
     subresources: {
-      status: { ...replicaSetStatus.status, validateUpdate: (obj) => validateReplicaStatus(asReplicaSet(obj).status) },
+      status: { ...replicaSetStatus.status, validateUpdate: (obj) => validateReplicaStatus(obj.status) },
     },
     printerColumns: replicaColumns((o) => formatSelector(at(o, "spec.selector"))),
   });

@@ -13,16 +13,18 @@ export const selfSubjectReviews = (p: NamingProfile): KindDefinition =>
     namespaced: false,
     schema: SelfSubjectReview,
     verbs: ["create"],
-    // An empty name is fine: nothing is stored under it.
-    validateName: () => [],
-    answer: (review, ctx) => {
-      const { username, uid, groups, extra } = ctx.user;
-      return {
-        ...review,
-        metadata: { ...review.metadata, creationTimestamp: null },
-        status: {
-          userInfo: { username, ...(uid ? { uid } : {}), groups, ...(extra && Object.keys(extra).length ? { extra } : {}) },
-        },
-      };
+    strategy: {
+      // An empty name is fine: nothing is stored under it.
+      validateName: () => [],
+      answer: (review, ctx) => {
+        const { username, uid, groups, extra } = ctx.user;
+        return {
+          ...review,
+          metadata: { ...review.metadata, creationTimestamp: null },
+          status: {
+            userInfo: { username, ...(uid ? { uid } : {}), groups, ...(extra && Object.keys(extra).length ? { extra } : {}) },
+          },
+        };
+      },
     },
   });

@@ -15,12 +15,14 @@ export const tokenReviews = (p: NamingProfile, tokens: TokenService): KindDefini
     namespaced: false,
     schema: TokenReview,
     verbs: ["create"],
-    // An empty name is fine: nothing is stored under it.
-    validateName: () => [],
-    answer: async (review) => {
-      const spec = review.spec as TokenReview["spec"];
-      if (!spec.token) throw errors.badRequest("token is required for TokenReview in authentication");
-      const status = await tokens.review(spec.token, spec.audiences?.length ? spec.audiences : undefined);
-      return { ...review, metadata: { ...review.metadata, creationTimestamp: null }, status };
+    strategy: {
+      // An empty name is fine: nothing is stored under it.
+      validateName: () => [],
+      answer: async (review) => {
+        const spec = review.spec;
+        if (!spec.token) throw errors.badRequest("token is required for TokenReview in authentication");
+        const status = await tokens.review(spec.token, spec.audiences?.length ? spec.audiences : undefined);
+        return { ...review, metadata: { ...review.metadata, creationTimestamp: null }, status };
+      },
     },
   });

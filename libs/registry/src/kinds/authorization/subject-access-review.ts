@@ -111,22 +111,24 @@ const reviewKind = (p: NamingProfile, kind: string, plural: string, namespaced: 
   plural,
   namespaced,
   verbs: ["create"] as const,
-  // An empty name is fine: nothing is stored under it.
-  validateName: () => [],
 });
+
+/** An empty name is fine: nothing is stored under it. */
+const anyName = (): string[] => [];
 
 export const subjectAccessReviews = (p: NamingProfile): KindDefinition =>
   defineKind({
     ...reviewKind(p, "SubjectAccessReview", "subjectaccessreviews", false),
     schema: SubjectAccessReview,
     strategy: {
+      validateName: anyName,
       validate: (review) => {
-        const errs = validateSubjectSpec(review.spec as SubjectSpec);
+        const errs = validateSubjectSpec(review.spec);
         if (!metadataIsEmpty(review.metadata, false)) errs.push(fieldError.invalid("metadata", review.metadata, "must be empty"));
         return errs;
       },
+      answer: (review, ctx) => answer(review, attributesFrom(subjectOf(review.spec), review.spec), ctx),
     },
-    answer: (review, ctx) => answer(review, attributesFrom(subjectOf(review.spec as SubjectSpec), review.spec as SubjectSpec), ctx),
   });
 
 export const localSubjectAccessReviews = (p: NamingProfile): KindDefinition =>
@@ -134,8 +136,9 @@ export const localSubjectAccessReviews = (p: NamingProfile): KindDefinition =>
     ...reviewKind(p, "LocalSubjectAccessReview", "localsubjectaccessreviews", true),
     schema: LocalSubjectAccessReview,
     strategy: {
+      validateName: anyName,
       validate: (review) => {
-        const spec = review.spec as SubjectSpec;
+        const spec = review.spec;
         const errs = validateSubjectSpec(spec);
         if (!metadataIsEmpty(review.metadata, true)) {
           errs.push(fieldError.invalid("metadata", review.metadata, "must be empty except for namespace"));
@@ -155,9 +158,9 @@ export const localSubjectAccessReviews = (p: NamingProfile): KindDefinition =>
         }
         return errs;
       },
+      // The store puts the request path's namespace on the review (a different one in the body is a 400).
+      answer: (review, ctx) => answer(review, attributesFrom(subjectOf(review.spec), review.spec), ctx),
     },
-    // The store puts the request path's namespace on the review (a different one in the body is a 400).
-    answer: (review, ctx) => answer(review, attributesFrom(subjectOf(review.spec as SubjectSpec), review.spec as SubjectSpec), ctx),
   });
 
 export const selfSubjectAccessReviews = (p: NamingProfile): KindDefinition =>
@@ -165,43 +168,47 @@ export const selfSubjectAccessReviews = (p: NamingProfile): KindDefinition =>
     ...reviewKind(p, "SelfSubjectAccessReview", "selfsubjectaccessreviews", false),
     schema: SelfSubjectAccessReview,
     strategy: {
+      validateName: anyName,
       validate: (review) => {
-        const errs = validateAttributes(review.spec as AccessSpec);
+        const errs = validateAttributes(review.spec);
         if (!metadataIsEmpty(review.metadata, false)) errs.push(fieldError.invalid("metadata", review.metadata, "must be empty"));
         return errs;
       },
+      answer: (review, ctx) => answer(review, attributesFrom(ctx.user, review.spec), ctx),
     },
-    answer: (review, ctx) => answer(review, attributesFrom(ctx.user, review.spec as AccessSpec), ctx),
   });
 
 export const selfSubjectRulesReviews = (p: NamingProfile): KindDefinition =>
   defineKind({
     ...reviewKind(p, "SelfSubjectRulesReview", "selfsubjectrulesreviews", false),
     schema: SelfSubjectRulesReview,
-    answer: async (review, ctx) => {
-      const namespace = (review.spec as SelfSubjectRulesReview["spec"]).namespace;
-      if (!namespace) throw errors.badRequest("no namespace on request");
-      const { rules, errors: problems } = await authorizerOf(ctx).rulesFor(ctx.user, namespace);
-      const resourceRules = rules
-        .filter((r) => r.resources?.length)
-        .map((r) => ({
-          verbs: r.verbs ?? [],
-          apiGroups: r.apiGroups ?? [],
-          resources: r.resources,
-          ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}),
-        }));
-      const nonResourceRules = rules
-        .filter((r) => r.nonResourceURLs?.length)
-        .map((r) => ({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs }));
-      return {
-        ...review,
-        metadata: { ...review.metadata, creationTimestamp: null },
-        status: {
-          resourceRules,
-          nonResourceRules,
-          incomplete: false,
-          ...(problems.length ? { evaluationError: problems.length === 1 ? problems[0] : `[${problems.join(", ")}]` } : {}),
-        },
-      };
+    strategy: {
+      validateName: anyName,
+      answer: async (review, ctx) => {
+        const namespace = review.spec.namespace;
+        if (!namespace) throw errors.badRequest("no namespace on request");
+        const { rules, errors: problems } = await authorizerOf(ctx).rulesFor(ctx.user, namespace);
+        const resourceRules = rules
+          .filter((r) => r.resources?.length)
+          .map((r) => ({
+            verbs: r.verbs ?? [],
+            apiGroups: r.apiGroups ?? [],
+            resources: r.resources,
+            ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}),
+          }));
+        const nonResourceRules = rules
+          .filter((r) => r.nonResourceURLs?.length)
+          .map((r) => ({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs }));
+        return {
+          ...review,
+          metadata: { ...review.metadata, creationTimestamp: null },
+          status: {
+            resourceRules,
+            nonResourceRules,
+            incomplete: false,
+            ...(problems.length ? { evaluationError: problems.length === 1 ? problems[0] : `[${problems.join(", ")}]` } : {}),
+          },
+        };
+      },
     },
   });

@@ -3,10 +3,10 @@
 // endpoints over one object. The main one sets the spec once (the requester from the caller) and never
 // changes it or the status; `/approval` writes the conditions; `/status` writes the certificate and the
 // other conditions but keeps Approved/Denied.
-import { CertificateSigningRequest, type NamingProfile, type ObjectHeader } from "@orch/api";
+import { CertificateSigningRequest, type NamingProfile } from "@orch/api";
 import { type FieldError, FieldPath, fieldError, goQuote, humanDuration, jsonEqual, nameIsPathSegment, rfc3339 } from "@orch/machinery";
 import { KEY_USAGES, wellKnownSignerRefusal } from "@orch/pki";
-import type { KindDefinition, Strategy } from "../../generic/kind.js";
+import type { KindDefinition, Strategy, SubresourceStrategy } from "../../generic/kind.js";
 import { certificateError, parseRequest, sameBytes, validateSignerName } from "./certificates-validation.js";
 import { AGE, at, column, defineKind } from "../../generic/define.js";
 import { requireSignerPermission } from "./signer-authorization.js";
@@ -14,7 +14,6 @@ import { requireSignerPermission } from "./signer-authorization.js";
 type Csr = CertificateSigningRequest;
 type Condition = NonNullable<Csr["status"]["conditions"]>[number];
 
-const csrOf = (o: ObjectHeader) => o as unknown as Csr;
 const signerName = (o: object) => at(o, "spec.signerName") as string | undefined;
 
 const SPEC = FieldPath.root("spec");
@@ -212,9 +211,10 @@ const clone = structuredClone;
 
 // ---- the three endpoints -------------------------------------------------------------------------
 
-const main: Strategy = {
-  prepareForCreate(obj, ctx) {
-    const csr = csrOf(obj);
+const main: Strategy<Csr> = {
+  // "We don't care what you call your certificate requests": only the generic path-segment rule.
+  validateName: nameIsPathSegment,
+  prepareForCreate(csr, ctx) {
     // The requester is whoever calls create, whatever the body claims; empty values are omitted as Go's omitempty does.
     const { username, uid, groups, extra } = ctx.user;
     const { spec } = csr;
@@ -226,52 +226,45 @@ const main: Strategy = {
     // Be explicit that nobody creates a pre-approved (or pre-issued) request.
     csr.status = {};
   },
-  prepareForUpdate(obj, old) {
+  prepareForUpdate(csr, prev) {
     // Immutable after create, except through the subresources: changes are dropped, not refused.
-    const [csr, prev] = [csrOf(obj), csrOf(old)];
     csr.spec = clone(prev.spec);
     csr.status = clone(prev.status);
   },
-  validate(obj, ctx) {
-    const csr = csrOf(obj);
+  validate(csr, ctx) {
     const request = parseRequest(csr.spec.request);
     return [
       ...validateCsr(csr, optionsFor(csr, undefined, ctx.profile), ctx.profile, request),
       ...validateForSigner(csr, request, ctx.profile),
     ];
   },
-  validateUpdate: (obj, old, ctx) =>
-    validateCsrUpdate(csrOf(obj), csrOf(old), optionsFor(csrOf(obj), csrOf(old), ctx.profile), ctx.profile),
+  validateUpdate: (obj, old, ctx) => validateCsrUpdate(obj, old, optionsFor(obj, old, ctx.profile), ctx.profile),
 };
 
 /** `/status`: the signer's endpoint. Sets the certificate and conditions other than Approved/Denied. */
-const status: Strategy = {
-  prepareForUpdate(obj, old) {
-    const [csr, prev] = [csrOf(obj), csrOf(old)];
+const status: SubresourceStrategy<Csr> = {
+  prepareForUpdate(csr, prev) {
     csr.spec = clone(prev.spec);
     csr.status ??= {};
     preserveConditions(csr, prev, "Approved");
     preserveConditions(csr, prev, "Denied");
     populateConditionTimestamps(csr, prev);
   },
-  validateUpdate: (obj, old, ctx) => {
-    const [csr, prev] = [csrOf(obj), csrOf(old)];
-    return validateCsrUpdate(csr, prev, { ...optionsFor(csr, prev, ctx.profile), allowSettingCertificate: true }, ctx.profile);
-  },
+  validateUpdate: (csr, prev, ctx) =>
+    validateCsrUpdate(csr, prev, { ...optionsFor(csr, prev, ctx.profile), allowSettingCertificate: true }, ctx.profile),
   // Writing the certificate takes `sign` on the signer (the signing admission plugin).
   admit: requireSignerPermission(
     "certificatesigningrequests",
     "sign",
-    (_obj, old) => csrOf(old!).spec.signerName,
+    (_obj, old) => old!.spec.signerName,
     (signer) => `user not permitted to sign requests with signerName ${goQuote(signer)}`,
-    (obj, old) => !sameBytes(csrOf(obj).status?.certificate, csrOf(old!).status?.certificate),
+    (obj, old) => !sameBytes(obj.status?.certificate, old!.status?.certificate),
   ),
 };
 
 /** `/approval`: the approver's endpoint. Writes the conditions and nothing else. */
-const approval: Strategy = {
-  prepareForUpdate(obj, old) {
-    const [csr, prev] = [csrOf(obj), csrOf(old)];
+const approval: SubresourceStrategy<Csr> = {
+  prepareForUpdate(csr, prev) {
     populateConditionTimestamps(csr, prev);
     const conditions = csr.status?.conditions;
     csr.spec = clone(prev.spec);
@@ -279,15 +272,13 @@ const approval: Strategy = {
     if (conditions) csr.status.conditions = conditions;
     else delete csr.status.conditions;
   },
-  validateUpdate: (obj, old, ctx) => {
-    const [csr, prev] = [csrOf(obj), csrOf(old)];
-    return validateCsrUpdate(csr, prev, { ...optionsFor(csr, prev, ctx.profile), allowSettingApprovalConditions: true }, ctx.profile);
-  },
+  validateUpdate: (csr, prev, ctx) =>
+    validateCsrUpdate(csr, prev, { ...optionsFor(csr, prev, ctx.profile), allowSettingApprovalConditions: true }, ctx.profile),
   // Approving or denying takes `approve` on the signer the stored request names (the approval admission plugin).
   admit: requireSignerPermission(
     "certificatesigningrequests",
     "approve",
-    (_obj, old) => csrOf(old!).spec.signerName,
+    (_obj, old) => old!.spec.signerName,
     (signer) => `user not permitted to approve requests with signerName ${goQuote(signer)}`,
   ),
 };
@@ -301,8 +292,6 @@ export const certificateSigningRequests = (p: NamingProfile): KindDefinition =>
     shortNames: ["csr"],
     namespaced: false,
     schema: CertificateSigningRequest,
-    // "We don't care what you call your certificate requests": only the generic path-segment rule.
-    validateName: nameIsPathSegment,
     strategy: main,
     subresources: { status, approval },
     selectableFields: { "spec.signerName": signerName },

@@ -1,6 +1,6 @@
 // ClusterTrustBundle (certificates.<domain>/v1beta1, spec 2.6), as Kubernetes'
 // pkg/registry/certificates/clustertrustbundle/strategy.go and ValidateClusterTrustBundle.
-import { ClusterTrustBundle, type NamingProfile, type ObjectHeader } from "@orch/api";
+import { ClusterTrustBundle, type NamingProfile } from "@orch/api";
 import { type FieldError, FieldPath, fieldError, fieldImmutableErrorMsg, goQuote, nameIsDNSSubdomain } from "@orch/machinery";
 import { type PemBlock, parseCertificate, pemBlocks } from "@orch/pki";
 import type { KindDefinition, Strategy } from "../../generic/kind.js";
@@ -8,7 +8,6 @@ import { validateSignerName } from "./certificates-validation.js";
 import { AGE, at, column, defineKind } from "../../generic/define.js";
 import { requireSignerPermission } from "./signer-authorization.js";
 
-const bundleOf = (o: ObjectHeader) => o as unknown as ClusterTrustBundle;
 const signerName = (o: object) => at(o, "spec.signerName") as string | undefined;
 
 const SIGNER_NAME = FieldPath.root("spec", "signerName");
@@ -78,10 +77,10 @@ function validateBundle(bundle: ClusterTrustBundle, parseBundle: boolean): Field
   ];
 }
 
-const strategy: Strategy = {
-  validate: (obj) => validateBundle(bundleOf(obj), true),
-  validateUpdate(obj, old) {
-    const [bundle, prev] = [bundleOf(obj), bundleOf(old)];
+const strategy: Strategy<ClusterTrustBundle> = {
+  validateName: clusterTrustBundleName,
+  validate: (bundle) => validateBundle(bundle, true),
+  validateUpdate(bundle, prev) {
     const signer = bundle.spec.signerName ?? "";
     return [
       // An unchanged bundle is not parsed again, so changes in the parser never lock an object.
@@ -93,9 +92,9 @@ const strategy: Strategy = {
   admit: requireSignerPermission(
     "clustertrustbundles",
     "attest",
-    (obj) => bundleOf(obj).spec.signerName ?? "",
+    (bundle) => bundle.spec.signerName ?? "",
     (signer) => `user not permitted to attest for signerName ${goQuote(signer)}`,
-    (obj) => (bundleOf(obj).spec.signerName ?? "") !== "",
+    (bundle) => (bundle.spec.signerName ?? "") !== "",
   ),
 };
 
@@ -107,7 +106,6 @@ export const clusterTrustBundles = (p: NamingProfile): KindDefinition =>
     plural: "clustertrustbundles",
     namespaced: false,
     schema: ClusterTrustBundle,
-    validateName: clusterTrustBundleName,
     strategy,
     selectableFields: { "spec.signerName": (o) => signerName(o) ?? "" },
     printerColumns: [column("SignerName", "string", (o) => signerName(o) ?? "<none>"), AGE],

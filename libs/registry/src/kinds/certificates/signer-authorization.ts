@@ -19,13 +19,13 @@ async function authorizedForSigner(ctx: RequestContext, verb: string, signerName
  * An `admit` hook that refuses the write (admission.NewForbidden on the kind's resource) unless the
  * caller holds `verb` on the signer `signerOf` names; `applies` says whether the write needs it.
  */
-export function requireSignerPermission(
+export function requireSignerPermission<T extends ObjectHeader>(
   resource: string,
   verb: "attest" | "approve" | "sign",
-  signerOf: (obj: ObjectHeader, old: ObjectHeader | undefined) => string,
+  signerOf: (obj: T, old: T | undefined) => string,
   message: (signerName: string) => string,
-  applies: (obj: ObjectHeader, old: ObjectHeader | undefined) => boolean = () => true,
-): NonNullable<Strategy["admit"]> {
+  applies: (obj: T, old: T | undefined) => boolean = () => true,
+): NonNullable<Strategy<T>["admit"]> {
   return async (obj, old, ctx) => {
     if (!applies(obj, old)) return [];
     const signerName = signerOf(obj, old);

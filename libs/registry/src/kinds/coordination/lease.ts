@@ -1,13 +1,13 @@
 // Lease (coordination.<domain>/v1): leader election for controllers. Kubernetes lets a Lease be
 // created by a PUT (AllowCreateOnUpdate) and requires a positive lease duration.
-import { Lease, type NamingProfile, type ObjectHeader } from "@orch/api";
+import { Lease, type NamingProfile } from "@orch/api";
 import { fieldError } from "@orch/machinery";
 import type { KindDefinition, Strategy } from "../../generic/kind.js";
 import { AGE, at, column, defineKind } from "../../generic/define.js";
 
-const validate = (obj: ObjectHeader) => {
-  const duration = at(obj, "spec.leaseDurationSeconds") as number | undefined;
-  const transitions = at(obj, "spec.leaseTransitions") as number | undefined;
+const validate = (obj: Lease) => {
+  const duration = obj.spec.leaseDurationSeconds;
+  const transitions = obj.spec.leaseTransitions;
   const errs = [];
   if (duration !== undefined && duration <= 0) {
     errs.push(fieldError.invalid("spec.leaseDurationSeconds", duration, "must be greater than 0"));
@@ -18,7 +18,7 @@ const validate = (obj: ObjectHeader) => {
   return errs;
 };
 
-const strategy: Strategy = { validate, validateUpdate: validate };
+const strategy: Strategy<Lease> = { validate, validateUpdate: validate };
 
 export const leases = (p: NamingProfile): KindDefinition =>
   defineKind({

@@ -2,7 +2,7 @@
 import { Namespace, type ObjectHeader, defaultNamespace } from "@orch/api";
 import { errors, nameIsDNSLabel } from "@orch/machinery";
 import type { KindDefinition } from "../../generic/kind.js";
-import { AGE, at, column, defaults, defineKind, statusSubresource } from "../../generic/define.js";
+import { AGE, at, column, defineKind, statusSubresource } from "../../generic/define.js";
 
 const IMMORTAL_NAMESPACES = ["default", "kube-system", "kube-public"];
 
@@ -11,10 +11,12 @@ function labelWithName(obj: ObjectHeader): void {
   if (obj.metadata.name) obj.metadata.labels = { ...obj.metadata.labels, "kubernetes.io/metadata.name": obj.metadata.name };
 }
 
-const namespaceStatus = statusSubresource(
+const namespaceStatus = statusSubresource<Namespace>(
   {
+    defaults: defaultNamespace,
+    validateName: nameIsDNSLabel,
     prepareForCreate(obj) {
-      const spec = (obj.spec ??= {}) as { finalizers?: string[] };
+      const spec = (obj.spec ??= {});
       if (!spec.finalizers?.includes("kubernetes")) spec.finalizers = [...(spec.finalizers ?? []), "kubernetes"];
       labelWithName(obj);
     },
@@ -22,6 +24,15 @@ const namespaceStatus = statusSubresource(
       // spec.finalizers change only through /finalize.
       obj.spec = old.spec;
       labelWithName(obj);
+    },
+    specFinalizers: (o) => o.spec?.finalizers ?? [],
+    beforeDelete(name) {
+      if (IMMORTAL_NAMESPACES.includes(name)) {
+        throw errors.forbidden({ group: "", resource: "namespaces" }, name, "this namespace may not be deleted");
+      }
+    },
+    prepareForDelete(o) {
+      o.status = { ...o.status, phase: "Terminating" };
     },
   },
   () => ({ phase: "Active" }),
@@ -36,28 +47,17 @@ export const namespaces = (): KindDefinition =>
     shortNames: ["ns"],
     namespaced: false,
     schema: Namespace,
-    defaults: defaults(defaultNamespace),
-    validateName: nameIsDNSLabel,
     strategy: namespaceStatus.strategy,
     subresources: {
       status: namespaceStatus.status,
       finalize: {
         prepareForUpdate(obj, old) {
-          const finalizers = (obj.spec as { finalizers?: string[] } | undefined)?.finalizers;
+          const finalizers = obj.spec?.finalizers;
           const status = old.status;
-          Object.assign(obj, { spec: { ...(old.spec as object), finalizers }, status });
+          Object.assign(obj, { spec: { ...old.spec, finalizers }, status });
         },
       },
     },
     printerColumns: [column("Status", "string", (o) => at(o, "status.phase")), AGE],
     deleteReturnsObject: true,
-    specFinalizers: (o) => (o.spec as { finalizers?: string[] } | undefined)?.finalizers ?? [],
-    beforeDelete(name) {
-      if (IMMORTAL_NAMESPACES.includes(name)) {
-        throw errors.forbidden({ group: "", resource: "namespaces" }, name, "this namespace may not be deleted");
-      }
-    },
-    prepareForDelete(o) {
-      o.status = { ...(o.status as object), phase: "Terminating" };
-    },
   });

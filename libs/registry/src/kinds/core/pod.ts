@@ -1,22 +1,22 @@
 // Pod (core/v1).
-import { type ObjectHeader, type Pod as PodObject, Pod, defaultPod } from "@orch/api";
+import { type Pod as PodObject, Pod, defaultPod } from "@orch/api";
 import { type FieldError, fieldError } from "@orch/machinery";
 import type { KindDefinition, Strategy } from "../../generic/kind.js";
-import { AGE, at, column, defaults, defineKind, statusSubresource } from "../../generic/define.js";
+import { AGE, at, column, defineKind, statusSubresource } from "../../generic/define.js";
 import { emptyPodSpec, podSpecPath, validateContainersOnlyForPod, validatePodSpec, validatePodSpecUpdate } from "./pod-spec-validation.js";
 import { podWarnings } from "./pod-warnings.js";
 import { podNameWarning } from "./workload-validation.js";
 
-const specOf = (o: ObjectHeader) => (o as unknown as PodObject).spec ?? emptyPodSpec();
+const specOf = (o: PodObject) => o.spec ?? emptyPodSpec();
 
 /** validatePodMetadataAndSpec: the spec as a pod's own (see pod-spec-validation.ts). */
-function validatePod(obj: ObjectHeader): FieldError[] {
+function validatePod(obj: PodObject): FieldError[] {
   const spec = specOf(obj);
   return [...validatePodSpec(spec, podSpecPath, { resourceIsPod: true }), ...validateContainersOnlyForPod(spec, podSpecPath)];
 }
 
 /** ValidatePodCreate adds: no ephemeral containers yet, no node while scheduling gates remain. */
-function validatePodCreate(obj: ObjectHeader): FieldError[] {
+function validatePodCreate(obj: PodObject): FieldError[] {
   const spec = specOf(obj);
   const errs = validatePod(obj);
   if ((spec.ephemeralContainers ?? []).length > 0)
@@ -27,27 +27,29 @@ function validatePodCreate(obj: ObjectHeader): FieldError[] {
   return errs;
 }
 
-const main: Strategy = {
+/**
+ * A pod on a node gets its grace period (requested, else spec.terminationGracePeriodSeconds) for the
+ * node to stop it; one never scheduled, or already finished, goes at once (Kubernetes' CheckGracefulDelete).
+ */
+function podGracePeriod(pod: PodObject, requested: number | undefined): number {
+  const spec = pod.spec;
+  const phase = pod.status?.phase;
+  if (!spec?.nodeName || phase === "Succeeded" || phase === "Failed") return 0;
+  const period = requested ?? spec.terminationGracePeriodSeconds ?? 0;
+  return period < 0 ? 1 : period;
+}
+
+const main: Strategy<PodObject> = {
+  defaults: defaultPod,
   validate: validatePodCreate,
   validateUpdate: (obj, old) => [...validatePod(obj), ...validatePodSpecUpdate(specOf(obj), specOf(old))],
   // Kubernetes skips warnings on pod updates (a controllers' hot path).
   warnings: (obj, old) =>
     old ? [] : [...podNameWarning(obj.metadata.name, "the Pod's hostname"), ...podWarnings(specOf(obj), obj.metadata)],
+  gracePeriod: podGracePeriod,
 };
 
 const podStatus = statusSubresource(main, () => ({ phase: "Pending" }));
-
-/**
- * A pod on a node gets its grace period (requested, else spec.terminationGracePeriodSeconds) for the
- * node to stop it; one never scheduled, or already finished, goes at once (Kubernetes' CheckGracefulDelete).
- */
-function podGracePeriod(pod: ObjectHeader, requested: number | undefined): number {
-  const spec = pod.spec as { nodeName?: string; terminationGracePeriodSeconds?: number } | undefined;
-  const phase = (pod.status as { phase?: string } | undefined)?.phase;
-  if (!spec?.nodeName || phase === "Succeeded" || phase === "Failed") return 0;
-  const period = requested ?? spec.terminationGracePeriodSeconds ?? 0;
-  return period < 0 ? 1 : period;
-}
 
 export const pods = (): KindDefinition =>
   defineKind({
@@ -59,11 +61,9 @@ export const pods = (): KindDefinition =>
     categories: ["all"],
     namespaced: true,
     schema: Pod,
-    defaults: defaults(defaultPod),
     strategy: podStatus.strategy,
     subresources: { status: podStatus.status },
     deleteReturnsObject: true,
-    gracePeriod: podGracePeriod,
     selectableFields: {
       "spec.nodeName": (o) => (at(o, "spec.nodeName") as string | undefined) ?? "",
       "spec.restartPolicy": (o) => at(o, "spec.restartPolicy") as string | undefined,

@@ -1,24 +1,14 @@
 // ReplicationController (core/v1, spec 2.9). Validation after Kubernetes' ValidateReplicationController:
 // the selector (defaulted from the template labels) is required and must match them; a template is
 // required; unlike the apps kinds the selector may change.
-import { type ObjectHeader, type ReplicationController, ReplicationController as RCSchema, defaultReplicationController } from "@orch/api";
+import { type ReplicationController, ReplicationController as RCSchema, defaultReplicationController } from "@orch/api";
 import { type FieldError, FieldPath, fieldError, jsonEqual, validateNonnegativeField } from "@orch/machinery";
 import { type KindDefinition, type Strategy, specFields } from "../../generic/kind.js";
-import {
-  at,
-  defaults,
-  defineKind,
-  formatLabels,
-  replicaColumns,
-  statusSubresource,
-  replicasScale,
-  setSelectorString,
-} from "../../generic/define.js";
+import { at, defineKind, formatLabels, replicaColumns, statusSubresource, replicasScale, setSelectorString } from "../../generic/define.js";
 import { podTemplateWarnings } from "./pod-warnings.js";
 import { podNameWarning, validateRCTemplate, validateReplicaStatus } from "./workload-validation.js";
 
 const spec = FieldPath.root("spec");
-const asRC = (o: ObjectHeader) => o as unknown as ReplicationController;
 
 /** ValidateReplicationControllerSpec. */
 function validateRCSpec(rc: ReplicationController): FieldError[] {
@@ -30,11 +20,12 @@ function validateRCSpec(rc: ReplicationController): FieldError[] {
   return errs;
 }
 
-const main: Strategy = {
-  validate: (obj) => validateRCSpec(asRC(obj)),
-  validateUpdate: (obj) => validateRCSpec(asRC(obj)),
+const main: Strategy<ReplicationController> = {
+  defaults: defaultReplicationController,
+  validate: (obj) => validateRCSpec(obj),
+  validateUpdate: (obj) => validateRCSpec(obj),
   warnings(obj, old) {
-    const template = asRC(obj).spec.template;
+    const template = obj.spec.template;
     const path = spec.child("template");
     if (!old) return [...podNameWarning(obj.metadata.name), ...podTemplateWarnings(template, path)];
     return jsonEqual(specFields(obj), specFields(old)) ? [] : podTemplateWarnings(template, path);
@@ -53,9 +44,8 @@ export const replicationControllers = (): KindDefinition =>
     categories: ["all"],
     namespaced: true,
     schema: RCSchema,
-    defaults: defaults(defaultReplicationController),
     scale: replicasScale((o) => setSelectorString(at(o, "spec.selector"))),
     strategy: rcStatus.strategy,
-    subresources: { status: { ...rcStatus.status, validateUpdate: (obj) => validateReplicaStatus(asRC(obj).status) } },
+    subresources: { status: { ...rcStatus.status, validateUpdate: (obj) => validateReplicaStatus(obj.status) } },
     printerColumns: replicaColumns((o) => formatLabels(at(o, "spec.selector"))),
   });

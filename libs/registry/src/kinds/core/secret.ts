@@ -3,7 +3,7 @@
 import { type ObjectHeader, Secret, defaultSecret } from "@orch/api";
 import { type FieldError, FieldPath, fieldError } from "@orch/machinery";
 import type { KindDefinition } from "../../generic/kind.js";
-import { AGE, column, defaults, defineKind } from "../../generic/define.js";
+import { AGE, column, defineKind } from "../../generic/define.js";
 import { isConfigMapKey } from "./pod-validation-formats.js";
 
 /** core.MaxSecretSize: the data of one Secret, in bytes. */
@@ -30,8 +30,7 @@ export const secrets = (): KindDefinition =>
     plural: "secrets",
     namespaced: true,
     schema: Secret,
-    defaults: defaults(defaultSecret),
-    strategy: { validate: validateSecretData, validateUpdate: validateSecretData },
+    strategy: { defaults: defaultSecret, validate: validateSecretData, validateUpdate: validateSecretData },
     selectableFields: { type: (o) => o.type as string | undefined },
     printerColumns: [
       column("Type", "string", (o) => o.type),

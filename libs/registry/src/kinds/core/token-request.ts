@@ -1,11 +1,10 @@
 // TokenRequest (authentication.<domain>/v1, spec 2.2): `POST .../serviceaccounts/{name}/token`,
 // answered from the service account as Kubernetes' TokenREST does
 // (pkg/registry/core/serviceaccount/storage/token.go). Nothing is stored.
-import { type NamingProfile, type ObjectHeader, TokenRequest, defaultTokenRequest } from "@orch/api";
+import { type NamingProfile, type ObjectHeader, type ServiceAccount, TokenRequest, defaultTokenRequest } from "@orch/api";
 import { errors, fieldError, rfc3339 } from "@orch/machinery";
 import type { ActionSubresource, ClusterReader } from "../../generic/kind.js";
 import type { TokenService } from "../../generic/services.js";
-import { defaults } from "../../generic/define.js";
 
 /** ValidateTokenRequest's bounds. */
 const MIN_EXPIRATION_SECONDS = 600;
@@ -52,16 +51,15 @@ async function boundObject(ref: BoundObjectReference, account: string, namespace
   return gvk.kind === "Pod" ? { pod: obj } : { secret: obj };
 }
 
-export const tokenRequestAction = (p: NamingProfile, tokens: TokenService): ActionSubresource => {
+export const tokenRequestAction = (p: NamingProfile, tokens: TokenService): ActionSubresource<ServiceAccount, TokenRequest> => {
   const gk = { group: p.group("authentication"), kind: "TokenRequest" };
   return {
     group: gk.group,
     version: "v1",
     kind: "TokenRequest",
     schema: TokenRequest,
-    defaults: defaults(defaultTokenRequest),
-    async answer(account, request, ctx, cluster) {
-      const req = request as unknown as TokenRequest;
+    defaults: defaultTokenRequest,
+    async answer(account, req, ctx, cluster) {
       const name = account.metadata.name ?? "";
       const namespace = account.metadata.namespace ?? "";
       if (req.metadata.name && req.metadata.name !== name) {
@@ -110,7 +108,7 @@ export const tokenRequestAction = (p: NamingProfile, tokens: TokenService): Acti
       });
       // Go writes `boundObjectRef` (no omitempty) as null when there is none.
       const echoed = { ...spec, boundObjectRef: spec.boundObjectRef ?? null };
-      return { ...req, spec: echoed, status: { token, expirationTimestamp: rfc3339(expiresAt) } } as unknown as ObjectHeader;
+      return { ...req, spec: echoed, status: { token, expirationTimestamp: rfc3339(expiresAt) } };
     },
   };
 };

@@ -1,7 +1,7 @@
 // ClusterRole (rbac.authorization.<domain>/v1): Kubernetes' validation, including aggregationRule, and
 // its policy-based storage (pkg/registry/rbac/clusterrole/policybased): a caller grants only what it
 // holds cluster-wide unless it may `escalate`, and only cluster-admin may set an aggregationRule.
-import { ClusterRole, type NamingProfile, type ObjectHeader, type PolicyRule } from "@orch/api";
+import { ClusterRole, type NamingProfile } from "@orch/api";
 import { errors } from "@orch/machinery";
 import type { KindDefinition, RequestContext } from "../../generic/kind.js";
 import { defineKind } from "../../generic/define.js";
@@ -15,14 +15,14 @@ import {
 } from "./rbac-escalation.js";
 import { roleColumns, validateAggregationRule, validatePolicyRules, validateRbacName } from "./rbac-validation.js";
 
-const rulesOf = (o: ObjectHeader) => (o.rules as PolicyRule[] | undefined) ?? [];
-const aggregationRuleOf = (o: ObjectHeader) => o.aggregationRule as ClusterRole["aggregationRule"];
+const rulesOf = (o: ClusterRole) => o.rules ?? [];
+const aggregationRuleOf = (o: ClusterRole) => o.aggregationRule;
 
 export const clusterRoles = (p: NamingProfile): KindDefinition => {
   const group = p.group("rbac.authorization");
   const gr = { group, resource: "clusterroles" };
-  const validate = (obj: ObjectHeader) => [...validatePolicyRules(rulesOf(obj), false), ...validateAggregationRule(aggregationRuleOf(obj))];
-  const admit = async (obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext) => {
+  const validate = (obj: ClusterRole) => [...validatePolicyRules(rulesOf(obj), false), ...validateAggregationRule(aggregationRuleOf(obj))];
+  const admit = async (obj: ClusterRole, old: ClusterRole | undefined, ctx: RequestContext) => {
     if (escalationAllowed(ctx) || (old && onlyGarbageCollectionFields(obj, old))) return [];
     const name = obj.metadata.name ?? "";
     if (await mayOnRole(ctx, "escalate", group, "clusterroles", "", old ? name : "")) return [];
@@ -42,8 +42,7 @@ export const clusterRoles = (p: NamingProfile): KindDefinition => {
     plural: "clusterroles",
     namespaced: false,
     schema: ClusterRole,
-    validateName: validateRbacName,
-    strategy: { validate, validateUpdate: validate, admit },
+    strategy: { validateName: validateRbacName, validate, validateUpdate: validate, admit },
     printerColumns: roleColumns,
   });
 };

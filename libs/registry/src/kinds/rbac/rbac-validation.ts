@@ -106,9 +106,9 @@ function validateSubject(subject: Subject, namespaced: boolean, rbacGroup: strin
 }
 
 /** The roleRef never changes: a binding to another role is another binding. */
-export function validateRoleRefUnchanged(obj: ObjectHeader, old: ObjectHeader): FieldError[] {
-  const now = obj.roleRef as RoleRef;
-  const before = old.roleRef as RoleRef;
+export function validateRoleRefUnchanged(obj: RoleBinding, old: RoleBinding): FieldError[] {
+  const now = obj.roleRef;
+  const before = old.roleRef;
   if (now.apiGroup === before.apiGroup && now.kind === before.kind && now.name === before.name) return [];
   // Kubernetes validates its internal type, which has no JSON tags: the value prints with Go's field names.
   const printed = { APIGroup: now.apiGroup, Kind: now.kind, Name: now.name };

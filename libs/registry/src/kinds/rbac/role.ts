@@ -1,18 +1,18 @@
 // Role (rbac.authorization.<domain>/v1, namespaced): Kubernetes' validation (pkg/apis/rbac/validation)
 // and its policy-based storage (pkg/registry/rbac/role/policybased): a caller grants only what it holds
 // in the namespace, unless it may `escalate` roles.
-import { type NamingProfile, type ObjectHeader, type PolicyRule, Role } from "@orch/api";
+import { type NamingProfile, Role } from "@orch/api";
 import type { KindDefinition, RequestContext } from "../../generic/kind.js";
 import { defineKind } from "../../generic/define.js";
 import { confirmNoEscalation, escalationAllowed, mayOnRole, onlyGarbageCollectionFields } from "./rbac-escalation.js";
 import { roleColumns, validatePolicyRules, validateRbacName } from "./rbac-validation.js";
 
-const rulesOf = (o: ObjectHeader) => (o.rules as PolicyRule[] | undefined) ?? [];
+const rulesOf = (o: Role) => o.rules ?? [];
 
 export const roles = (p: NamingProfile): KindDefinition => {
   const group = p.group("rbac.authorization");
   const gr = { group, resource: "roles" };
-  const admit = async (obj: ObjectHeader, old: ObjectHeader | undefined, ctx: RequestContext) => {
+  const admit = async (obj: Role, old: Role | undefined, ctx: RequestContext) => {
     if (escalationAllowed(ctx) || (old && onlyGarbageCollectionFields(obj, old))) return [];
     const namespace = obj.metadata.namespace ?? "";
     // On create the request names no object, so `escalate` limited to resourceNames does not apply.
@@ -27,8 +27,8 @@ export const roles = (p: NamingProfile): KindDefinition => {
     plural: "roles",
     namespaced: true,
     schema: Role,
-    validateName: validateRbacName,
     strategy: {
+      validateName: validateRbacName,
       validate: (obj) => validatePolicyRules(rulesOf(obj), true),
       validateUpdate: (obj) => validatePolicyRules(rulesOf(obj), true),
       admit,

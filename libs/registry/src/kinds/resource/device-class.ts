@@ -2,7 +2,7 @@
 // (pkg/apis/resource/validation/validation.go) with its messages and field paths; CEL selectors are
 // compiled by @orch/cel against the DRA `device` variable. `metadata.generation` follows `spec`
 // through the generic store (the default generation source is everything but metadata and status).
-import { DeviceClass, type NamingProfile, type ObjectHeader } from "@orch/api";
+import { DeviceClass, type NamingProfile } from "@orch/api";
 import { CEL_SELECTOR_EXPRESSION_MAX_LENGTH, compileDeviceSelector } from "@orch/cel";
 import { type FieldError, FieldPath, fieldError, jsonEqual } from "@orch/machinery";
 import type { KindDefinition } from "../../generic/kind.js";
@@ -78,8 +78,6 @@ function validateSpec(spec: Spec | undefined, old: Spec | undefined): FieldError
   return errs;
 }
 
-const specOf = (o: ObjectHeader) => (o as DeviceClass).spec;
-
 export const deviceClasses = (p: NamingProfile): KindDefinition =>
   defineKind({
     group: p.group("resource"),
@@ -90,7 +88,7 @@ export const deviceClasses = (p: NamingProfile): KindDefinition =>
     schema: DeviceClass,
     deleteReturnsObject: true,
     strategy: {
-      validate: (obj) => validateSpec(specOf(obj), undefined),
-      validateUpdate: (obj, old) => validateSpec(specOf(obj), specOf(old) ?? {}),
+      validate: (obj) => validateSpec(obj.spec, undefined),
+      validateUpdate: (obj, old) => validateSpec(obj.spec, old.spec ?? {}),
     },
   });

@@ -58,9 +58,8 @@ function validatePreemptionPolicy(policy: string): FieldError[] {
   return [fieldError.notSupported("preemptionPolicy", policy, PREEMPTION_POLICIES)];
 }
 
-function validate(obj: ObjectHeader): FieldError[] {
-  const pc = fields(obj);
-  const name = obj.metadata.name ?? "";
+function validate(pc: PriorityClass): FieldError[] {
+  const name = pc.metadata.name ?? "";
   const errs: FieldError[] = [];
   // Kubernetes decodes a missing value as 0; the spec makes it required.
   if (pc.value === undefined) errs.push(fieldError.required("value"));
@@ -82,9 +81,7 @@ function validate(obj: ObjectHeader): FieldError[] {
 }
 
 /** ValidatePriorityClassUpdate: value and preemptionPolicy never change. */
-function validateUpdate(obj: ObjectHeader, old: ObjectHeader): FieldError[] {
-  const pc = fields(obj);
-  const before = fields(old);
+function validateUpdate(pc: PriorityClass, before: PriorityClass): FieldError[] {
   const errs: FieldError[] = [];
   if (pc.value !== before.value) errs.push(fieldError.forbidden("value", "may not be changed in an update."));
   if (pc.preemptionPolicy !== before.preemptionPolicy) {
@@ -98,9 +95,9 @@ function validateUpdate(obj: ObjectHeader, old: ObjectHeader): FieldError[] {
  * left several defaults, the one with the lowest value counts, as in Kubernetes.
  */
 const oneGlobalDefault =
-  (group: string): Strategy["admit"] =>
+  (group: string): Strategy<PriorityClass>["admit"] =>
   async (obj, old, _ctx, cluster) => {
-    if (fields(obj).globalDefault !== true) return [];
+    if (obj.globalDefault !== true) return [];
     let current: ObjectHeader | undefined;
     for (const pc of await cluster.list(group, "priorityclasses")) {
       if (fields(pc).globalDefault !== true) continue;
@@ -125,16 +122,20 @@ export const priorityClasses = (p: NamingProfile): KindDefinition =>
     shortNames: ["pc"],
     namespaced: false,
     schema: PriorityClass,
-    beforeDelete(name) {
-      if (SYSTEM_CLASSES.some((c) => c.name === name)) {
-        throw errors.forbidden(
-          { group: p.group("scheduling"), resource: "priorityclasses" },
-          name,
-          "this is a system priority class and cannot be deleted",
-        );
-      }
+    strategy: {
+      validate,
+      validateUpdate,
+      admit: oneGlobalDefault(p.group("scheduling")),
+      beforeDelete(name) {
+        if (SYSTEM_CLASSES.some((c) => c.name === name)) {
+          throw errors.forbidden(
+            { group: p.group("scheduling"), resource: "priorityclasses" },
+            name,
+            "this is a system priority class and cannot be deleted",
+          );
+        }
+      },
     },
-    strategy: { validate, validateUpdate, admit: oneGlobalDefault(p.group("scheduling")) },
     printerColumns: [
       column("Value", "integer", (o) => o.value),
       column("Global-Default", "boolean", (o) => o.globalDefault ?? false),
