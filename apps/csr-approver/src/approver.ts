@@ -3,7 +3,7 @@
 // approver does not recognise are left to people (Kubernetes' csrapproving controller).
 import type { NamingProfile } from "@orch/api";
 import type { ApiClient, Informer } from "@orch/client";
-import { type Reconciler, TerminalError, writeStatus } from "@orch/controller";
+import { type Reconciler, TerminalError, readFromApi, writeStatus } from "@orch/controller";
 import type { ParsedCertificateRequest } from "@orch/pki";
 import { requesterMay } from "./access-review.js";
 import { csrResource } from "@orch/api";
@@ -22,7 +22,10 @@ export function csrApprover(options: ApproverOptions): Reconciler["reconcile"] {
   const certificatesGroup = profile.group("certificates");
 
   return async (key) => {
-    const csr = csrs.getByKey(key);
+    const cached = csrs.getByKey(key);
+    if (!cached || !awaitsApproval(cached)) return;
+    // The decision is taken on what the API says the request is (its requester, its bytes), never on an event's word.
+    const csr = await readFromApi(client, ref, cached);
     if (!csr || !awaitsApproval(csr)) return;
     const name = csr.metadata?.name ?? key;
     let request: ParsedCertificateRequest;

@@ -4,7 +4,7 @@
 // a request is never given a second certificate or failed after it was issued (Kubernetes' signer
 // relies on the same guard: the apiserver refuses to replace a certificate).
 import type { ApiClient, Informer } from "@orch/client";
-import { type Reconciler, TerminalError, writeStatus } from "@orch/controller";
+import { type Reconciler, TerminalError, readFromApi, writeStatus } from "@orch/controller";
 import { rfc3339 } from "@orch/machinery";
 import {
   type ParsedCertificateRequest,
@@ -31,7 +31,10 @@ export function csrSigner(options: SignerOptions): Reconciler["reconcile"] {
   const pending = (csr: Csr) => awaitsSigning(profile, csr);
 
   return async (key) => {
-    const csr = csrs.getByKey(key);
+    const cached = csrs.getByKey(key);
+    if (!cached || !pending(cached)) return;
+    // What is signed is what the API says the request is, never an event's word for it.
+    const csr = await readFromApi(client, ref, cached);
     if (!csr || !pending(csr)) return;
     const { der, request } = readRequest(csr, key);
     const usages = csr.spec.usages ?? [];

@@ -25,7 +25,7 @@ export {
   ownerKeys,
   runController,
 } from "./controller.js";
-export { type StatusClient, type WriteStatusOptions, writeStatus } from "./status.js";
+export { type StatusClient, type WriteStatusOptions, readFromApi, writeStatus } from "./status.js";
 export {
   type Lease,
   type LeaseClient,

@@ -2,7 +2,7 @@
 // status write can never undo a user's spec change. The write is optimistic: it carries the
 // resourceVersion of the object the controller read, and on Conflict (someone wrote in between) the
 // object is read again and the same mutation re-applied — client-go's RetryOnConflict.
-import { type ApiClient, type KubeObject, type ResourceRef, isConflict } from "@orch/client";
+import { type ApiClient, type KubeObject, type ResourceRef, isConflict, isNotFound } from "@orch/client";
 import { jsonEqual } from "@orch/machinery";
 
 export interface WriteStatusOptions {
@@ -46,5 +46,21 @@ export async function writeStatus<T extends KubeObject>(
       await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)));
       current = await client.get<T>(ref, name, { namespace });
     }
+  }
+}
+
+/**
+ * The object as the API has it now, or undefined when it is gone. For decisions a cached copy must not
+ * drive on its own (issuing or approving a certificate): the cache holds what the event bus said, the
+ * API what authentication, RBAC and validation let through.
+ */
+export async function readFromApi<T extends KubeObject>(client: Pick<ApiClient, "get">, ref: ResourceRef, obj: T): Promise<T | undefined> {
+  const name = obj.metadata?.name;
+  if (!name) throw new TypeError("readFromApi: the object has no metadata.name");
+  try {
+    return await client.get<T>(ref, name, { namespace: obj.metadata?.namespace });
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
   }
 }

@@ -5,7 +5,14 @@
 import { type Logger, createLogger } from "@orch/log";
 import type { Change, Storage } from "@orch/storage";
 import { Events, type JetStreamClient, type NatsConnection, RetentionPolicy, type StreamConfig, StorageType, connect, headers } from "nats";
-import { COMMITTED_AT_HEADER, EVENTS_PREFIX, EVENTS_STREAM, REVISION_HEADER, subjectForChange } from "@orch/events";
+import {
+  COMMITTED_AT_HEADER,
+  EVENTS_PREFIX,
+  EVENTS_STREAM,
+  IDENTITY_ONLY_RESOURCES,
+  REVISION_HEADER,
+  subjectForChange,
+} from "@orch/events";
 
 export interface RelayOptions {
   /** Where the relay reports what goes wrong (default a logger named `event-relay`). */
@@ -28,12 +35,16 @@ export function envelopeText(change: Change): string {
 const ENVELOPE_HEADROOM = 4096;
 
 /**
- * The envelope of a change, reduced to the object's identity when the whole one would exceed the
- * server's payload limit: a refused message would block every revision after it.
+ * The envelope of a change as it goes on the bus: reduced to the object's identity when the object
+ * carries credentials (a Secret's data is read through the API, where RBAC applies, never from the bus),
+ * or when the whole envelope would exceed the server's payload limit (a refused message would block
+ * every revision after it).
  */
-export function envelopeWithin(change: Change, maxPayload: number): string {
-  const full = envelopeText(change);
-  if (Buffer.byteLength(full) + ENVELOPE_HEADROOM <= maxPayload) return full;
+export function busEnvelope(change: Change, maxPayload: number): string {
+  if (!IDENTITY_ONLY_RESOURCES.has(change.resource)) {
+    const full = envelopeText(change);
+    if (Buffer.byteLength(full) + ENVELOPE_HEADROOM <= maxPayload) return full;
+  }
   const { apiVersion, kind, metadata } = JSON.parse(change.value) as {
     apiVersion?: string;
     kind?: string;
@@ -188,7 +199,7 @@ export class EventRelay {
       // Publishes are pipelined on one connection, which keeps them in order: the server stores them in
       // the order sent, so when a later one was stored an earlier failure can only be a lost ack (the
       // message is stored; its re-publish is a duplicate) or a refusal of that one message, which
-      // envelopeWithin rules out for size, the one per-message refusal the stream can make.
+      // busEnvelope rules out for size, the one per-message refusal the stream can make.
       const maxPayload = this.nc!.info?.max_payload ?? 1024 * 1024;
       await Promise.all(
         batch.map((change) => {
@@ -196,7 +207,7 @@ export class EventRelay {
           h.set(REVISION_HEADER, String(change.revision));
           const committedAt = this.committedAt.get(change.revision);
           if (committedAt !== undefined) h.set(COMMITTED_AT_HEADER, committedAt.toFixed(3));
-          return js.publish(subjectForChange(change), envelopeWithin(change, maxPayload), {
+          return js.publish(subjectForChange(change), busEnvelope(change, maxPayload), {
             msgID: `${this.epoch}-${change.revision}`,
             headers: h,
             // A publish racing a disconnect that nats.js has not noticed yet would otherwise hang for its

@@ -41,6 +41,31 @@ function withWatermark(s: Storage, watermark: { read?: () => Promise<number>; ma
 }
 
 describe("EventRelay", () => {
+  it("publishes a Secret as its identity only, created, changed or deleted: its data never reaches the bus", async () => {
+    const server = await nats();
+    const s = storage();
+    await relay(s, server.url);
+    const key = { resource: "core/secrets", namespace: "default", name: "db" };
+    const data = { password: Buffer.from("hunter2").toString("base64") };
+    const created = await s.create(key, object("db", { kind: "Secret", apiVersion: "v1", data }));
+    const updated = await s.update(key, object("db", { kind: "Secret", apiVersion: "v1", data, stringData: { x: "y" } }), created.revision);
+    await s.delete(key, object("db", { kind: "Secret", apiVersion: "v1", data }), updated.revision);
+    // Other kinds travel whole.
+    await s.create({ resource: "core/configmaps", namespace: "default", name: "cm" }, object("cm", { data }));
+    await published(s);
+    const messages = await readStream(server.url);
+    const secrets = messages.filter((m) => m.subject.includes(".secrets."));
+    expect(secrets.map((m) => m.envelope.type)).toEqual(["ADDED", "MODIFIED", "DELETED"]);
+    for (const m of secrets) {
+      expect(m.envelope.truncated).toBe(true);
+      expect(JSON.stringify(m.envelope)).not.toContain(data.password);
+      expect(m.envelope.object).toMatchObject({ kind: "Secret", metadata: { name: "db" } });
+    }
+    const configMap = messages.find((m) => m.subject.includes(".configmaps."))!;
+    expect(configMap.envelope.truncated).toBeUndefined();
+    expect(configMap.envelope.object).toMatchObject({ data });
+  });
+
   it("publishes every committed change exactly once, in revision order, as the log has it", async () => {
     const server = await nats();
     const s = storage();

@@ -10,13 +10,20 @@ export const REVISION_HEADER = "Orch-Revision";
  */
 export const COMMITTED_AT_HEADER = "Orch-Committed-At";
 
+/**
+ * Storage resources whose objects travel on the bus as their identity only, whatever their size: what
+ * they hold is a credential, and is read through the API, where authentication and RBAC apply.
+ */
+export const IDENTITY_ONLY_RESOURCES: ReadonlySet<string> = new Set(["core/secrets"]);
+
 export interface EventEnvelope {
   type: "ADDED" | "MODIFIED" | "DELETED";
   revision: number;
   object: unknown;
   /**
-   * The object was larger than the NATS server's max_payload: `object` carries only its type and
-   * identifying metadata, and a consumer reads the object from the API (Informer does).
+   * `object` carries only its type and identifying metadata (name, namespace, uid, resourceVersion,
+   * generation), because the object carries credentials (IDENTITY_ONLY_RESOURCES) or was larger than the
+   * NATS server's max_payload: a consumer reads the object from the API (Informer does).
    */
   truncated?: true;
 }

@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   if (!env.ORCH_NATS_URL) {
     const port = await freePort();
     // Room for the largest object the apiserver accepts (3 MiB) in one event; larger ones would be sent
-    // as their identity only (see libs/events envelopeWithin).
+    // as their identity only (see libs/event-relay busEnvelope).
     const config = join(dataDir, "nats.conf");
     writeFileSync(config, "max_payload: 4MB\n");
     // A nats-server of an earlier run that outlived its launcher (where no parent-death signal exists)
