@@ -20,6 +20,8 @@ export interface ApiserverConfig {
   requestHeader?: RequestHeaderAuthConfig;
   /** How long a request (not a watch) may run before it is answered 504 and stopped (Kubernetes' --request-timeout). */
   requestTimeoutMs?: number;
+  /** How long a connection may take for its TLS handshake and request headers; default 32 s (Kubernetes' ReadHeaderTimeout). */
+  headerTimeoutMs?: number;
 }
 
 /**

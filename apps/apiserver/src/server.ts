@@ -36,6 +36,9 @@ import { NamespaceFinalizer } from "./controllers/namespace-finalizer.js";
 
 type FetchCallback = Parameters<typeof createAdaptorServer>[0]["fetch"];
 
+/** How long a connection may take to deliver its request headers (TLS handshake included). */
+const HEADER_TIMEOUT_MS = 32_000;
+
 export interface RunningApiserver {
   url: string;
   port: number;
@@ -92,6 +95,11 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
       ca: pki.caPem,
       requestCert: true,
       rejectUnauthorized: false,
+      // A client gets 32 s for the TLS handshake and for its request headers, as Kubernetes' ReadHeaderTimeout,
+      // checked every 5 s: a connection that dribbles (slowloris) or stalls holds no socket for long.
+      handshakeTimeout: config.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
+      headersTimeout: config.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
+      connectionsCheckingInterval: Math.min(5_000, config.headerTimeoutMs ?? HEADER_TIMEOUT_MS),
     },
   });
   await new Promise<void>((resolve, reject) => {

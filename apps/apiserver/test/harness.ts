@@ -227,6 +227,8 @@ export interface TestServerOptions {
   serviceAccounts?: ApiserverConfig["serviceAccounts"];
   /** The request deadline (default 60 s). */
   requestTimeoutMs?: number;
+  /** The time a connection has for its TLS handshake and headers (default 32 s). */
+  headerTimeoutMs?: number;
 }
 
 /**
@@ -245,6 +247,7 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
     ...(options.tokens ? { tokenFile: join(dataDir, "tokens.csv") } : {}),
     ...(options.serviceAccounts ? { serviceAccounts: options.serviceAccounts } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+    ...(options.headerTimeoutMs ? { headerTimeoutMs: options.headerTimeoutMs } : {}),
   };
   if (options.tokens) writeFileSync(join(dataDir, "tokens.csv"), `${options.tokens.join("\n")}\n`);
   const t = Object.assign(into, { dataDir, config });

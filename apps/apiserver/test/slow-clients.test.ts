@@ -1,0 +1,47 @@
+// Slow clients (slowloris): a connection that never finishes its TLS handshake or its request headers is
+// closed after the header timeout, and while many of them are open everyone else is served.
+import { eventually } from "@orch/testing";
+import { connect as tcpConnect, type Socket } from "node:net";
+import { connect as tlsConnect } from "node:tls";
+import { afterAll, expect, it } from "vitest";
+import { useTestServer } from "./harness.js";
+
+const t = useTestServer({ headerTimeoutMs: 1000 });
+const open: Socket[] = [];
+afterAll(() => {
+  for (const s of open) s.destroy();
+});
+
+const closed = (socket: Socket) => new Promise<void>((resolve) => socket.once("close", () => resolve()));
+
+/** A connection that completes TLS, then sends half a request and nothing more. */
+async function dribbling(): Promise<Socket> {
+  const socket = tlsConnect({ host: "127.0.0.1", port: t.server.port, rejectUnauthorized: false });
+  socket.on("error", () => undefined).resume(); // reads the server's answer (a 408) and its close
+  await new Promise<void>((resolve) => socket.once("secureConnect", () => resolve()));
+  socket.write("GET /api/v1/namespaces HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ");
+  open.push(socket);
+  return socket;
+}
+
+it("closes a connection whose request headers do not arrive in time", async () => {
+  const socket = await dribbling();
+  const started = Date.now();
+  await closed(socket);
+  // Closed by the timeout, not at once: the first bytes were taken.
+  expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+});
+
+it("closes a connection that never starts its TLS handshake", async () => {
+  const socket = tcpConnect(t.server.port, "127.0.0.1");
+  socket.on("error", () => undefined).resume();
+  open.push(socket);
+  await closed(socket);
+});
+
+it("serves other clients while 300 slow connections are open", async () => {
+  const slow = await Promise.all(Array.from({ length: 300 }, dribbling));
+  for (let i = 0; i < 20; i++) expect((await t.api.get("/api/v1/namespaces/default")).status).toBe(200);
+  // And they all go in the end.
+  await eventually("the slow connections to be closed", () => slow.every((s) => s.destroyed || s.closed), { timeoutMs: 15_000 });
+});
