@@ -78,12 +78,8 @@ const statusStrategy: Strategy = {
   },
 };
 
-/**
- * Hooks that are moving from the kind's declaration into its strategy: given in both places (as spreads,
- * which the declaration's type accepts either way) so this test holds before and after the move; the
- * store reads one of them. Keep only the strategy's once the move has landed.
- */
-const movingHooks = {
+/** Strategy hooks the store calls outside prepare/validate: defaulting and the grace period. */
+const writeHooks = {
   // A default that depends on another field, after the schema's static ones.
   defaults: (o: ObjectHeader) => {
     const s = spec(o);
@@ -103,8 +99,7 @@ const gadgets = defineKind({
     spec: opt(v.object({ color: opt(str(), "blue"), size: opt(int64()), note: opt(str()) }), {}),
     status: opt(v.object({ phase: opt(str()) })),
   }),
-  ...movingHooks,
-  strategy: { ...strategy, ...movingHooks },
+  strategy: { ...strategy, ...writeHooks },
   subresources: { status: statusStrategy },
 });
 
