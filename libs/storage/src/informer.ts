@@ -40,6 +40,7 @@ export class StorageInformer<T = unknown> {
   private unsubscribe: (() => void) | undefined;
   private started: Promise<void> | undefined;
   private readonly log: Logger;
+  private wantsUpdates = false;
 
   constructor(
     private readonly storage: Storage,
@@ -60,6 +61,7 @@ export class StorageInformer<T = unknown> {
 
   /** Lists, then follows; `waitForSync` resolves once every list has been delivered. */
   start(): void {
+    this.wantsUpdates = this.handlers.some((h) => h.onUpdate);
     this.started ??= this.listAndFollow();
     this.started.catch(() => undefined);
   }
@@ -94,7 +96,7 @@ export class StorageInformer<T = unknown> {
     for (const resource of listed) {
       const { items, revision } = await this.storage.list({ resource });
       this.listedAt.set(resource, revision);
-      for (const item of items) this.dispatch({ ...item, type: "ADDED", prevValue: undefined });
+      for (const item of items) this.dispatch("ADDED", item.value, undefined, item);
     }
     const buffered = this.buffered;
     this.buffered = undefined;
@@ -102,22 +104,22 @@ export class StorageInformer<T = unknown> {
   }
 
   private deliver(change: Change): void {
-    if (change.revision > (this.listedAt.get(change.resource) ?? 0)) this.dispatch(change);
+    if (change.revision > (this.listedAt.get(change.resource) ?? 0)) this.dispatch(change.type, change.value, change.prevValue, change);
   }
 
-  private dispatch(change: Change): void {
-    const obj = JSON.parse(change.value) as T;
+  // Called once per listed object at start (100,000 and more): it allocates nothing but the parsed object.
+  private dispatch(type: Change["type"], value: string, prevValue: string | undefined, key: ObjectKey): void {
+    const obj = JSON.parse(value) as T;
     // The previous state costs a second parse: only when someone asks for it.
-    const update = change.type === "MODIFIED" && change.prevValue !== undefined && this.handlers.some((h) => h.onUpdate);
-    const old = update ? (JSON.parse(change.prevValue!) as T) : undefined;
+    const old = type === "MODIFIED" && prevValue !== undefined && this.wantsUpdates ? (JSON.parse(prevValue) as T) : undefined;
     for (const h of this.handlers) {
       // One failing handler must not keep the change from the others.
       try {
-        if (change.type === "DELETED") h.onDelete?.(obj, change);
-        else if (change.type === "ADDED") h.onAdd?.(obj, change);
-        else if (old !== undefined) h.onUpdate?.(old, obj, change);
+        if (type === "DELETED") h.onDelete?.(obj, key);
+        else if (type === "ADDED") h.onAdd?.(obj, key);
+        else if (old !== undefined) h.onUpdate?.(old, obj, key);
       } catch (e) {
-        this.log.error(`handler failed on ${change.type} ${change.resource} ${change.namespace}/${change.name}`, e);
+        this.log.error(`handler failed on ${type} ${key.resource} ${key.namespace}/${key.name}`, e);
       }
     }
   }
