@@ -105,9 +105,19 @@ export class WatchStream {
   }
 
   /** Asserts that nothing arrives for `ms`; returns what did arrive otherwise. */
-  async quiet(ms = 300): Promise<WatchEvent[]> {
-    await new Promise((r) => setTimeout(r, ms));
-    return this.events.splice(0);
+  /**
+   * The events that arrive before the one for `marker`, an object `write` changes after everything the
+   * test expects no event for. Watch events come in revision order, so once the marker's arrives, any
+   * event for an earlier change would have come first: an empty answer proves there was none.
+   */
+  async eventsBefore(marker: string, write: () => Promise<unknown>): Promise<WatchEvent[]> {
+    await write();
+    const before: WatchEvent[] = [];
+    for (;;) {
+      const event = await this.next();
+      if (event.object?.metadata?.name === marker) return before;
+      before.push(event);
+    }
   }
 
   close(): void {

@@ -46,7 +46,7 @@ describe("watch", () => {
       watched.push(e.object.metadata.name);
     }
     expect([...listed, ...watched].sort()).toEqual(all);
-    expect(await w.quiet(100)).toEqual([]);
+    expect(await w.eventsBefore("marker", () => t.api.post(secrets(ns), secret("marker")))).toEqual([]);
     w.close();
   });
 
@@ -66,7 +66,7 @@ describe("watch", () => {
     const w = await t.api.watch(`${secrets(ns)}?resourceVersion=${rv + 2}`);
     for (const n of ["f1", "f2", "f3"]) await t.api.post(secrets(ns), secret(n));
     expect(summary(await w.next())).toBe("ADDED f3");
-    expect(await w.quiet(100)).toEqual([]);
+    expect(await w.eventsBefore("f4", () => t.api.post(secrets(ns), secret("f4")))).toEqual([]);
     w.close();
   });
 
@@ -119,7 +119,7 @@ describe("watch", () => {
     const plain = await t.api.watch(`${secrets(ns)}?sendInitialEvents=true&resourceVersionMatch=NotOlderThan`);
     expect(plain.status).toBe(200);
     expect(summary(await plain.next())).toBe("ADDED x");
-    expect(await plain.quiet(200)).toEqual([]);
+    expect(await plain.eventsBefore("marker", () => t.api.post(secrets(ns), secret("marker")))).toEqual([]);
     plain.close();
   });
 
@@ -148,7 +148,8 @@ describe("watch", () => {
     const w = await t.api.watch(`${secrets(ns)}?resourceVersion=${rv}`);
     await t.api.post(secrets(ns), secret("nb"));
     expect(summary(await w.next())).toBe("ADDED nb");
-    expect(await w.quiet(200)).toEqual([]);
+    // No bookmark, however long the stream: none between two changes.
+    expect(await w.eventsBefore("marker", () => t.api.post(secrets(ns), secret("marker")))).toEqual([]);
     w.close();
   });
 
@@ -171,7 +172,7 @@ describe("watch", () => {
     await t.api.post(secrets(b), secret("other", { scope: "all" }));
     await t.api.post(secrets(a), secret("mine", { scope: "all" }));
     expect(summary(await wa.next())).toBe("ADDED mine");
-    expect(await wa.quiet(100)).toEqual([]);
+    expect(await wa.eventsBefore("marker", () => t.api.post(secrets(a), secret("marker")))).toEqual([]);
     const two = await all.take(2);
     expect(two.map((e) => `${e.object.metadata.namespace}/${e.object.metadata.name}`)).toEqual([`${b}/other`, `${a}/mine`]);
     wa.close();
@@ -192,7 +193,7 @@ describe("watch", () => {
     // Leaving the selection: the previous state of the object, at the new resourceVersion.
     expect(events[1]!.object.metadata.labels).toEqual({ app: "web" });
     expect(events[1]!.object.metadata.resourceVersion).toBe(leaving.metadata.resourceVersion);
-    expect(await w.quiet(100)).toEqual([]);
+    expect(await w.eventsBefore("marker", () => t.api.post(secrets(ns), secret("marker", { app: "web" })))).toEqual([]);
     w.close();
   });
 
@@ -205,7 +206,8 @@ describe("watch", () => {
     await t.api.delete(`${secrets(ns)}/bystander`);
     await t.api.delete(`${secrets(ns)}/target`);
     expect(summary(await w.next())).toBe("DELETED target");
-    expect(await w.quiet(100)).toEqual([]);
+    // Created again, it is the next event: the bystander's delete never came.
+    expect(await w.eventsBefore("target", () => t.api.post(secrets(ns), secret("target")))).toEqual([]);
     w.close();
   });
 
