@@ -61,7 +61,6 @@ export class StorageInformer<T = unknown> {
 
   /** Lists, then follows; `waitForSync` resolves once every list has been delivered. */
   start(): void {
-    this.wantsUpdates = this.handlers.some((h) => h.onUpdate);
     this.started ??= this.listAndFollow();
     this.started.catch(() => undefined);
   }
@@ -83,6 +82,7 @@ export class StorageInformer<T = unknown> {
   }
 
   private async listAndFollow(): Promise<void> {
+    this.wantsUpdates = this.handlers.some((h) => h.onUpdate);
     const resources = typeof this.options.resources === "function" ? this.options.resources() : this.options.resources;
     const listed = new Set(resources);
     const follows = this.options.follows;

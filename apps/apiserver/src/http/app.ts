@@ -1,7 +1,7 @@
 // The HTTP surface: health, version, discovery and OpenAPI, then one handler for every resource.
 import type { NamingProfile } from "@orch/api";
 import type { Logger } from "@orch/log";
-import { errors, failure } from "@orch/machinery";
+import { errors } from "@orch/machinery";
 import type { Authorizer } from "@orch/registry";
 import type { ServiceAccountTokens } from "@orch/tokens";
 import { type Context, Hono } from "hono";
@@ -11,7 +11,7 @@ import { oidcDiscoveryRoutes } from "../authn/oidc.js";
 import { AGGREGATED_TYPE, aggregatedDiscovery, apiGroupList, apiResourceList, namedGroups, wantsAggregated } from "./discovery.js";
 import { type Env, authentication, authorization, deadline, impersonation, limitBody, maxInFlight, requestLog } from "./filters.js";
 import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
-import { MAX_BODY_BYTES, type ResourceDeps, handleResource } from "./resources/index.js";
+import { MAX_BODY_BYTES, type ResourceDeps, handleResource, methodNotAllowed } from "./resources/index.js";
 import { respond, respondError } from "./respond.js";
 
 export interface AppDeps extends ResourceDeps {
@@ -123,7 +123,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     const info = c.get("info");
     if (!info) return respondError(errors.notFoundPath());
     if (!["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"].includes(c.req.method)) {
-      return respondError(failure(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {}));
+      return respondError(methodNotAllowed());
     }
     return handleResource(deps, {
       info,

@@ -6,7 +6,7 @@ import type { NamingProfile } from "@orch/api";
 import type { Logger } from "@orch/log";
 import { StatusError, errors } from "@orch/machinery";
 import type { Authorizer, RequestContext, UserInfo } from "@orch/registry";
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
 import { timeout } from "hono/timeout";
@@ -29,6 +29,8 @@ export type Env = {
     url: URL;
     info: ResourceRequest | undefined;
     ctx: RequestContext;
+    /** Aborts the request's handler when its deadline passes (see `deadline`). */
+    abort: AbortController;
   };
 };
 
@@ -116,13 +118,14 @@ export function authorization(authorizer: Authorizer, profile: NamingProfile): F
   };
 }
 
-const isWatch = (url: URL) => ["true", "1"].includes(url.searchParams.get("watch") ?? "");
+/** Watches are long-running: neither the in-flight limit nor the deadline applies to them (request info says which). */
+const isWatch = (c: Context<Env>) => c.get("info")?.verb === "watch";
 
 /** Requests served at once before new ones get 429 (Kubernetes' max-in-flight). Watches do not count. */
 export function maxInFlight(limit: number): Filter {
   let inFlight = 0;
   return async (c, next) => {
-    if (isWatch(c.get("url"))) return next();
+    if (isWatch(c)) return next();
     if (inFlight >= limit) return respondError(errors.tooManyRequests("Too many requests, please try again later.", 1));
     inFlight++;
     try {
@@ -139,18 +142,16 @@ export function maxInFlight(limit: number): Filter {
  * a wait for a revision ends. Watches have their own timeout (`timeoutSeconds`).
  */
 export function deadline(ms: number): Filter {
-  const aborts = new WeakMap<RequestContext, AbortController>();
   const expire = timeout(ms, (c) => {
     const error = errors.timeout("request did not complete within the allotted timeout", 0);
-    aborts.get(c.get("ctx"))?.abort(error);
+    c.get("abort").abort(error);
     return new HTTPException(504, { res: respondError(error) });
   });
   return (c, next) => {
-    if (isWatch(c.get("url"))) return next();
+    if (isWatch(c)) return next();
     const abort = new AbortController();
-    const ctx = c.get("ctx");
-    aborts.set(ctx, abort);
-    ctx.signal = abort.signal;
+    c.set("abort", abort);
+    c.get("ctx").signal = abort.signal;
     return expire(c, next);
   };
 }

@@ -31,13 +31,20 @@ function cell(value: unknown, type: string): unknown {
   return value;
 }
 
+/** An object reduced to its metadata, as `as=PartialObjectMetadata` and a Table's `includeObject=Metadata` send it. */
+export const partialObjectMetadata = (obj: ObjectHeader) => ({
+  kind: "PartialObjectMetadata",
+  apiVersion: "meta.k8s.io/v1",
+  metadata: obj.metadata,
+});
+
 function row(kind: KindDefinition, obj: ObjectHeader, includeObject: string) {
   // A custom resource's columns give finished cells; what is missing is null, as Kubernetes sends it.
   const cells = [obj.metadata.name, ...kind.printerColumns.map((c) => (kind.custom ? (c.value(obj) ?? null) : cell(c.value(obj), c.type)))];
   const out: Record<string, unknown> = { cells };
   if (includeObject === "Object") out.object = obj;
   else if (includeObject !== "None") {
-    out.object = { kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: obj.metadata };
+    out.object = partialObjectMetadata(obj);
   }
   return out;
 }

@@ -1,8 +1,8 @@
 // get and list.
 import { apiVersionOf } from "@orch/registry";
-import { toTable } from "../table.js";
+import { partialObjectMetadata, toTable } from "../table.js";
 import { listOptions } from "./options.js";
-import { parseObjects, partialObjectMetadata, renderObject } from "./render.js";
+import { parseObjects, renderObject } from "./render.js";
 import type { VerbHandler } from "./request.js";
 
 export const get: VerbHandler = async ({ req, kind, store, format, namespace, ok }) => {

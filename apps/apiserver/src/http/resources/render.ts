@@ -2,7 +2,7 @@
 import type { ObjectHeader } from "@orch/api";
 import type { KindDefinition } from "@orch/registry";
 import type { ResponseFormat } from "../negotiation.js";
-import { toTable } from "../table.js";
+import { partialObjectMetadata, toTable } from "../table.js";
 
 export const parseObjects = (items: { value: string }[]): ObjectHeader[] => items.map((i) => JSON.parse(i.value) as ObjectHeader);
 
@@ -13,9 +13,3 @@ export function renderObject(kind: KindDefinition, text: string, format: Respons
   if (format.as === "Table") return toTable(kind, [obj], { resourceVersion: obj.metadata.resourceVersion }, format.includeObject);
   return partialObjectMetadata(obj);
 }
-
-export const partialObjectMetadata = (obj: ObjectHeader) => ({
-  kind: "PartialObjectMetadata",
-  apiVersion: "meta.k8s.io/v1",
-  metadata: obj.metadata,
-});
