@@ -1,0 +1,226 @@
+// The apiserver's metrics under Kubernetes' names, labels and buckets (k8s.io/apiserver
+// pkg/endpoints/metrics and pkg/storage/etcd3/metrics), process metrics, and orch's own for the event
+// relay. The HTTP layer records requests through the methods here; storage and relay figures are read
+// at scrape time from the sources the apiserver hands in, so neither depends on this package.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { RequestKind, RequestLabels } from "./labels.js";
+import { PeakCount } from "./peak.js";
+
+/** Kubernetes' `component` label for requests served by the apiserver itself. */
+const COMPONENT = "apiserver";
+
+/** Kubernetes' buckets for apiserver_request_duration_seconds (chosen for its latency SLOs). */
+export const REQUEST_DURATION_BUCKETS = [
+  0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60,
+];
+
+export interface StoredObjectCount {
+  /** "" for the core group. */
+  group: string;
+  /** The plural resource name. */
+  resource: string;
+  count: number;
+}
+
+/** What the storage reports at scrape time. */
+export interface StorageStats {
+  objects: StoredObjectCount[];
+  /** The size of the database file. */
+  sizeBytes: number;
+  /** Names the database (Kubernetes' storage_cluster_id is etcd's cluster id). */
+  clusterId: string;
+}
+
+/** What the event relay reports at scrape time. */
+export interface RelayStats {
+  /** The newest committed revision. */
+  currentRevision: number;
+  /** The revision the relay has published through (its watermark). */
+  publishedRevision: number;
+  /** Events published since the apiserver started. */
+  publishedEvents: number;
+  /** When the oldest change not yet published was committed (ms since the epoch); undefined when none waits. */
+  oldestPendingCommittedAt: number | undefined;
+  connected: boolean;
+}
+
+export interface MetricSources {
+  storage?: () => Promise<StorageStats>;
+  /** Only when the apiserver relays events (NATS configured): without it the relay metrics are absent. */
+  relay?: () => Promise<RelayStats>;
+  /** For the relay's lag in seconds; Date.now by default. */
+  now?: () => number;
+}
+
+const REQUEST_LABELS = ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"] as const;
+const LONG_RUNNING_LABELS = ["verb", "group", "version", "resource", "subresource", "scope", "component"] as const;
+
+/** The Prometheus text format's content type. */
+export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+
+export class ApiserverMetrics {
+  /** This apiserver's own registry: several apiservers in one process (tests) do not share series. */
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: "apiserver_request_total",
+    help: "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+    labelNames: [...REQUEST_LABELS, "code"],
+    registers: [this.registry],
+  });
+  private readonly durations = new Histogram({
+    name: "apiserver_request_duration_seconds",
+    help: "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+    labelNames: REQUEST_LABELS,
+    buckets: REQUEST_DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly longRunning = new Gauge({
+    name: "apiserver_longrunning_requests",
+    help: "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.",
+    labelNames: LONG_RUNNING_LABELS,
+    registers: [this.registry],
+  });
+  private readonly terminations = new Counter({
+    name: "apiserver_request_terminations_total",
+    help: "Number of requests which apiserver terminated in self-defense.",
+    labelNames: ["verb", "group", "version", "resource", "subresource", "scope", "component", "code"],
+    registers: [this.registry],
+  });
+  private readonly aborts = new Counter({
+    name: "apiserver_request_aborts_total",
+    help: "Number of requests which apiserver aborted possibly due to a timeout, for each group, version, verb, resource, subresource and scope",
+    labelNames: ["verb", "group", "version", "resource", "subresource", "scope"],
+    registers: [this.registry],
+  });
+  private readonly inFlight: Record<RequestKind, PeakCount> = { readOnly: new PeakCount(), mutating: new PeakCount() };
+  private readonly sources: MetricSources;
+  private readonly storageObjects: Gauge<"resource">;
+  private readonly resourceObjects: Gauge<"group" | "resource">;
+  private readonly storageSize: Gauge<"storage_cluster_id">;
+  private readonly relay:
+    | { lagRevisions: Gauge; lagSeconds: Gauge; published: Counter; connected: Gauge; last: RelayStats | undefined }
+    | undefined;
+
+  constructor(sources: MetricSources = {}) {
+    this.sources = sources;
+    const registers = [this.registry];
+    const inFlight = this.inFlight;
+    new Gauge({
+      name: "apiserver_current_inflight_requests",
+      help: "Maximal number of currently used inflight request limit of this apiserver per request kind in last second.",
+      labelNames: ["request_kind"],
+      registers,
+      collect() {
+        for (const kind of ["readOnly", "mutating"] as const) this.set({ request_kind: kind }, inFlight[kind].value());
+      },
+    });
+    this.storageObjects = new Gauge({
+      name: "apiserver_storage_objects",
+      help: "Number of stored objects at the time of last check split by kind (deprecated in Kubernetes 1.34 for apiserver_resource_objects).",
+      labelNames: ["resource"],
+      registers,
+    });
+    this.resourceObjects = new Gauge({
+      name: "apiserver_resource_objects",
+      help: "Number of stored objects at the time of last check split by kind.",
+      labelNames: ["group", "resource"],
+      registers,
+    });
+    this.storageSize = new Gauge({
+      name: "apiserver_storage_size_bytes",
+      help: "Size of the storage database file physically allocated in bytes.",
+      labelNames: ["storage_cluster_id"],
+      registers,
+    });
+    if (sources.relay) {
+      this.relay = {
+        lagRevisions: new Gauge({
+          name: "orch_event_relay_lag_revisions",
+          help: "Committed revisions not yet published to NATS: the newest revision minus the relay's watermark.",
+          registers,
+        }),
+        lagSeconds: new Gauge({
+          name: "orch_event_relay_lag_seconds",
+          help: "Seconds since the oldest change not yet published to NATS was committed; 0 when nothing waits.",
+          registers,
+        }),
+        published: new Counter({
+          name: "orch_event_relay_published_events_total",
+          help: "Change events the relay has published to NATS JetStream (and the stream acknowledged) since the apiserver started.",
+          registers,
+        }),
+        connected: new Gauge({
+          name: "orch_event_relay_connected",
+          help: "1 while the relay is connected to NATS, else 0.",
+          registers,
+        }),
+        last: undefined,
+      };
+    }
+    // Process figures are the whole process's (CPU, resident memory, file descriptors, start time) even
+    // though the apiserver runs on a worker thread; heap, event loop lag and GC are that thread's own.
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** A request finished (answered in full, or its client went away): counted with its code and timed. */
+  observe(labels: RequestLabels, code: number, seconds: number): void {
+    const withComponent = { ...labels, component: COMPONENT };
+    this.requests.inc({ ...withComponent, code: String(code) });
+    this.durations.observe(withComponent, seconds);
+  }
+
+  /** A long-running request (a watch) opened (+1) or ended (-1). */
+  longRunningChanged(labels: RequestLabels, delta: 1 | -1): void {
+    const { dry_run: _dryRun, ...rest } = labels;
+    this.longRunning.inc({ ...rest, component: COMPONENT }, delta);
+  }
+
+  /** A short request started (+1) or finished (-1) its handling. */
+  inFlightChanged(kind: RequestKind, delta: 1 | -1): void {
+    this.inFlight[kind].add(delta);
+  }
+
+  /** The apiserver refused or cut a request to protect itself (429 over the limits, 504 at the deadline). */
+  terminated(labels: RequestLabels, code: number): void {
+    const { dry_run: _dryRun, ...rest } = labels;
+    this.terminations.inc({ ...rest, component: COMPONENT, code: String(code) });
+  }
+
+  /** The handler was stopped before it answered: the deadline passed or the client went away. */
+  aborted(labels: RequestLabels): void {
+    const { dry_run: _dryRun, ...rest } = labels;
+    this.aborts.inc(rest);
+  }
+
+  /** The exposition in Prometheus' text format, with storage and relay figures read now. */
+  async expose(): Promise<string> {
+    const [storage, relay] = await Promise.all([this.sources.storage?.(), this.sources.relay?.()]);
+    if (storage) this.setStorage(storage);
+    if (relay) this.setRelay(relay);
+    return this.registry.metrics();
+  }
+
+  private setStorage(stats: StorageStats): void {
+    // Reset first: a resource whose last object went (or whose CRD was deleted) leaves the exposition.
+    this.storageObjects.reset();
+    this.resourceObjects.reset();
+    for (const { group, resource, count } of stats.objects) {
+      // Kubernetes' GroupResource.String(): `pods`, `deployments.apps`.
+      this.storageObjects.set({ resource: group ? `${resource}.${group}` : resource }, count);
+      this.resourceObjects.set({ group, resource }, count);
+    }
+    this.storageSize.reset();
+    this.storageSize.set({ storage_cluster_id: stats.clusterId }, stats.sizeBytes);
+  }
+
+  private setRelay(stats: RelayStats): void {
+    const relay = this.relay!;
+    const now = (this.sources.now ?? Date.now)();
+    relay.lagRevisions.set(Math.max(0, stats.currentRevision - stats.publishedRevision));
+    relay.lagSeconds.set(stats.oldestPendingCommittedAt === undefined ? 0 : Math.max(0, (now - stats.oldestPendingCommittedAt) / 1000));
+    const before = relay.last?.publishedEvents ?? 0;
+    if (stats.publishedEvents > before) relay.published.inc(stats.publishedEvents - before);
+    relay.connected.set(stats.connected ? 1 : 0);
+    relay.last = stats;
+  }
+}

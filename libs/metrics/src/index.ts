@@ -1,0 +1,22 @@
+export {
+  ApiserverMetrics,
+  type MetricSources,
+  PROMETHEUS_CONTENT_TYPE,
+  REQUEST_DURATION_BUCKETS,
+  type RelayStats,
+  type StorageStats,
+  type StoredObjectCount,
+} from "./apiserver-metrics.js";
+export {
+  type RequestFacts,
+  type RequestInfoVerb,
+  type RequestKind,
+  type RequestLabels,
+  type Scope,
+  dryRunLabel,
+  reportedVerb,
+  requestKindOf,
+  requestLabels,
+  scopeOf,
+} from "./labels.js";
+export { PeakCount } from "./peak.js";
