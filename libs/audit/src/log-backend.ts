@@ -1,0 +1,155 @@
+// The log backend (Kubernetes' --audit-log-path): one JSON event per line, appended to a file, or to
+// standard output for `-`. The file is rotated by size and old files are pruned as lumberjack, which
+// Kubernetes uses, does it: `audit.log` becomes `audit-2006-01-02T15-04-05.000.log` (UTC).
+//
+// A request never waits for the disk: events queue in memory and one write at a time drains the queue.
+// A failed write is reported and its events are lost; the requests behind them are not failed.
+import type { FileHandle } from "node:fs/promises";
+import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
+import { basename, dirname, extname, join } from "node:path";
+import type { AuditEvent, AuditSink } from "./event.js";
+
+export interface LogBackendOptions {
+  /** A file, or `-` for standard output. */
+  path: string;
+  /** Rotate once the file would grow past this many megabytes; 0 means lumberjack's default, 100. */
+  maxSizeMB?: number;
+  /** Old files kept after rotation; 0 keeps them all (lumberjack's default). */
+  maxBackups?: number;
+  /** Where a failed write is reported. */
+  onError: (message: string, error: unknown) => void;
+  /** Events waiting for the disk beyond this many bytes are dropped (and reported) instead of queued. */
+  maxQueuedBytes?: number;
+}
+
+const MEGABYTE = 1024 * 1024;
+const DEFAULT_MAX_SIZE_MB = 100;
+const DEFAULT_MAX_QUEUED_BYTES = 64 * MEGABYTE;
+/** Report repeated failures at most this often. */
+const REPORT_EVERY_MS = 10_000;
+
+/** Opens the backend; a file that cannot be created or opened refuses start-up here, not on the first request. */
+export async function openLogBackend(options: LogBackendOptions): Promise<AuditSink> {
+  if (options.path === "-") return new StdoutBackend();
+  const backend = new FileBackend(options);
+  await backend.open();
+  return backend;
+}
+
+class StdoutBackend implements AuditSink {
+  write(event: AuditEvent): void {
+    process.stdout.write(`${JSON.stringify(event)}\n`);
+  }
+  async close(): Promise<void> {}
+}
+
+class FileBackend implements AuditSink {
+  private handle: FileHandle | undefined;
+  private size = 0;
+  private queue: string[] = [];
+  private queuedBytes = 0;
+  private draining: Promise<void> | undefined;
+  private dropped = 0;
+  private lastReport = 0;
+  private readonly maxBytes: number;
+  private readonly maxQueuedBytes: number;
+
+  constructor(private readonly options: LogBackendOptions) {
+    this.maxBytes = (options.maxSizeMB || DEFAULT_MAX_SIZE_MB) * MEGABYTE;
+    this.maxQueuedBytes = options.maxQueuedBytes ?? DEFAULT_MAX_QUEUED_BYTES;
+  }
+
+  async open(): Promise<void> {
+    await mkdir(dirname(this.options.path), { recursive: true, mode: 0o700 });
+    this.handle = await open(this.options.path, "a", 0o600);
+    this.size = (await this.handle.stat()).size;
+  }
+
+  write(event: AuditEvent): void {
+    const line = `${JSON.stringify(event)}\n`;
+    if (this.queuedBytes + line.length > this.maxQueuedBytes) {
+      this.dropped++;
+      this.report("audit log is not keeping up; events dropped", new Error(`${this.dropped} events dropped so far`));
+      return;
+    }
+    this.queue.push(line);
+    this.queuedBytes += line.length;
+    this.draining ??= this.drain().finally(() => {
+      this.draining = undefined;
+    });
+  }
+
+  async close(): Promise<void> {
+    while (this.draining) await this.draining;
+    await this.handle?.close();
+    this.handle = undefined;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      const data = Buffer.from(this.queue.join(""));
+      this.queue = [];
+      this.queuedBytes = 0;
+      try {
+        if (this.size > 0 && this.size + data.length > this.maxBytes) await this.rotate();
+        await this.append(data);
+      } catch (e) {
+        this.report("writing the audit log failed; events lost", e);
+      }
+    }
+  }
+
+  private async append(data: Buffer): Promise<void> {
+    if (!this.handle) this.handle = await open(this.options.path, "a", 0o600);
+    let offset = 0;
+    while (offset < data.length) {
+      const { bytesWritten } = await this.handle.write(data, offset);
+      offset += bytesWritten;
+      this.size += bytesWritten;
+    }
+  }
+
+  private async rotate(): Promise<void> {
+    const path = this.options.path;
+    await this.handle?.close();
+    this.handle = undefined;
+    this.size = 0;
+    await rename(path, backupName(path, new Date()));
+    this.handle = await open(path, "a", 0o600);
+    await this.prune();
+  }
+
+  /** Keeps the newest `maxBackups` rotated files (their names sort by time). */
+  private async prune(): Promise<void> {
+    const keep = this.options.maxBackups ?? 0;
+    if (keep <= 0) return;
+    const path = this.options.path;
+    const extension = extname(path);
+    const prefix = `${basename(path, extension)}-`;
+    const backups = (await readdir(dirname(path)))
+      .filter(
+        (name) =>
+          name.startsWith(prefix) &&
+          name.endsWith(extension) &&
+          BACKUP_TIME.test(name.slice(prefix.length, name.length - extension.length)),
+      )
+      .sort();
+    for (const name of backups.slice(0, Math.max(0, backups.length - keep))) await rm(join(dirname(path), name), { force: true });
+  }
+
+  private report(message: string, error: unknown): void {
+    const now = Date.now();
+    if (now - this.lastReport < REPORT_EVERY_MS) return;
+    this.lastReport = now;
+    this.options.onError(message, error);
+  }
+}
+
+const BACKUP_TIME = /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}$/;
+
+/** lumberjack's backup name: the time of rotation (UTC) between the file's name and its extension. */
+export function backupName(path: string, at: Date): string {
+  const extension = extname(path);
+  const stamp = at.toISOString().slice(0, 23).replace(/:/g, "-");
+  return join(dirname(path), `${basename(path, extension)}-${stamp}${extension}`);
+}
