@@ -94,7 +94,11 @@ export class StorageInformer<T = unknown> {
       else this.deliver(change);
     });
     for (const resource of listed) {
-      const { items, revision } = await this.storage.list({ resource });
+      // An object whose encryption key is gone is left out: the consumer keeps working on the rest.
+      const { items, revision } = await this.storage.list({
+        resource,
+        onUnreadable: (e) => this.log.error(`left out of the list: ${e.message}`),
+      });
       this.listedAt.set(resource, revision);
       for (const item of items) this.dispatch("ADDED", item.value, undefined, item);
     }

@@ -14,6 +14,11 @@ export interface StoredObject extends ObjectKey {
   revision: number;
   /** The object as JSON text, `metadata.resourceVersion` included. */
   value: string;
+  /**
+   * Set by `get` when the value was stored with an older encryption key or provider than the current
+   * one: an update rewrites it even when nothing changed, as Kubernetes' GuaranteedUpdate does.
+   */
+  stale?: boolean;
 }
 
 export type ChangeType = "ADDED" | "MODIFIED" | "DELETED";
@@ -42,6 +47,11 @@ export interface ListQuery {
   limit?: number;
   /** Keep only objects for which this returns true; applied before `limit`. */
   filter?: (object: StoredObject) => boolean;
+  /**
+   * Leave out objects whose stored value cannot be read (its encryption key is gone) and report each
+   * here, instead of failing the whole list: for in-process consumers, to whom the rest beats nothing.
+   */
+  onUnreadable?: (error: UnreadableValueError) => void;
 }
 
 export interface ListResult {
@@ -103,6 +113,38 @@ export class CompactedError extends Error {
   ) {
     super(`revision ${requested} is compacted (compacted through ${compacted})`);
   }
+}
+
+/** A value as the engine keeps it: the object's JSON text, or the bytes a ValueTransformer made of it. */
+export type StoredValue = string | Buffer;
+
+/**
+ * Turns an object's JSON into what is stored and back: Kubernetes' `value.Transformer`, through which
+ * encryption at rest plugs in (libs/encryption-at-rest). The engine applies it on every write and read.
+ */
+export interface ValueTransformer {
+  toStorage(json: string, key: ObjectKey): StoredValue;
+  /** The JSON back; `stale` as in StoredObject. Throws UnreadableValueError when it cannot. */
+  fromStorage(stored: StoredValue, key: ObjectKey): { json: string; stale: boolean };
+}
+
+/** The transformer of a storage resource (`core/secrets`); undefined: stored as plain JSON text. */
+export type ValueTransformers = (resource: string) => ValueTransformer | undefined;
+
+/** A stored value could not be turned back into JSON (Kubernetes' "unable to transform key"). */
+export class UnreadableValueError extends Error {
+  constructor(
+    readonly key: ObjectKey,
+    readonly reason: string,
+  ) {
+    super(`unable to transform key "${keyText(key)}": ${reason}`);
+  }
+}
+
+/** Bytes where plain JSON text was expected: encrypted by a configuration that no longer covers the resource. */
+export function plainText(key: ObjectKey, stored: StoredValue): string {
+  if (typeof stored === "string") return stored;
+  throw new UnreadableValueError(key, "identity transformer tried to read encrypted data");
 }
 
 export const keyText = (k: ObjectKey): string => `/${k.resource}/${k.namespace ? `${k.namespace}/` : ""}${k.name}`;

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { KeyExistsError, RevisionConflictError, SqliteStorage } from "../src/index.js";
+import { KeyExistsError, RevisionConflictError, SqliteStorage, type ValueTransformer } from "../src/index.js";
 import { describeStorageContract } from "./storage-contract.js";
 
 const size = (path: string): number => (existsSync(path) ? statSync(path).size : 0);
@@ -21,6 +21,25 @@ describeStorageContract("sqlite", async () => {
   return {
     open: async () => new SqliteStorage({ path: db.path }),
     // What the database takes on disk: the file and its write-ahead log.
+    sizeOnDisk: () => size(db.path) + size(`${db.path}-wal`),
+    dispose: async () => db.remove(),
+  };
+});
+
+// Every read path (get, list now and at a revision, changes, commit listeners, compaction) must hand back
+// JSON when values are stored transformed, as encryption at rest stores them: the whole contract again,
+// every value stored as bytes that are not its JSON.
+const scrambled: ValueTransformer = {
+  toStorage: (json) => Buffer.concat([Buffer.from("x:"), Buffer.from(json).map((b) => b ^ 0x5a)]),
+  fromStorage: (stored) => {
+    if (typeof stored === "string" || !stored.subarray(0, 2).equals(Buffer.from("x:"))) throw new Error("not transformed");
+    return { json: Buffer.from(stored.subarray(2).map((b) => b ^ 0x5a)).toString(), stale: false };
+  },
+};
+describeStorageContract("sqlite, values transformed", async () => {
+  const db = tempDatabase();
+  return {
+    open: async () => new SqliteStorage({ path: db.path, transformers: () => scrambled }),
     sizeOnDisk: () => size(db.path) + size(`${db.path}-wal`),
     dispose: async () => db.remove(),
   };

@@ -646,7 +646,8 @@ export class ResourceStore {
       if ((!subresource || subresource === "scale") && !specEqual(this.kind, obj, current))
         meta.generation = (current.metadata.generation ?? 0) + 1;
       dropUndefined(meta);
-      if (sameObject(obj, current)) return { object: current, code: 200 };
+      // A no-op, unless the stored value is under an older encryption key: rewriting it is the point.
+      if (sameObject(obj, current) && !stored.stale) return { object: current, code: 200 };
       if (options.dryRun) return { object: obj, code: 200 };
       try {
         if (meta.deletionTimestamp && !meta.deletionGracePeriodSeconds && this.pendingFinalizers(obj).length === 0) {

@@ -24,6 +24,11 @@ import {
   RevisionConflictError,
   type Storage,
   type StoredObject,
+  type StoredValue,
+  UnreadableValueError,
+  type ValueTransformer,
+  type ValueTransformers,
+  plainText,
 } from "../storage.js";
 import { changes, counters, objects } from "./schema.js";
 
@@ -32,6 +37,8 @@ export interface SqliteOptions {
   path: string;
   /** Where a failing commit listener is reported (default a logger named `storage`). */
   log?: Logger;
+  /** How each resource's values are stored (encryption at rest); default: plain JSON text for all. */
+  transformers?: ValueTransformers;
 }
 
 /** Rows read per query while scanning a list; a filter may need several batches to fill a page. */
@@ -61,6 +68,9 @@ function ownerOnly(path: string): void {
   }
 }
 
+/** A row as scanned, before its value is read back into JSON. */
+type ScannedRow = Omit<StoredObject, "value"> & { value: StoredValue };
+
 const isUniqueViolation = (e: unknown): boolean => e instanceof Error && (e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE";
 
 export class SqliteStorage implements Storage {
@@ -73,9 +83,11 @@ export class SqliteStorage implements Storage {
   private readonly inSavepoint: (run: () => Change) => Change;
   private readonly q;
   private readonly log: Logger;
+  private readonly transformerFor: ValueTransformers;
 
   constructor(options: SqliteOptions) {
     this.log = options.log ?? createLogger("storage");
+    this.transformerFor = options.transformers ?? (() => undefined);
     if (options.path !== ":memory:") ownerOnly(options.path);
     this.sqlite = new Database(options.path);
     // Must precede the first table so freed pages can later be returned to the file system.
@@ -179,7 +191,16 @@ export class SqliteStorage implements Storage {
 
   async get(key: ObjectKey): Promise<StoredObject | undefined> {
     const row = this.q.get.get({ ...key });
-    return row && { ...key, revision: row.revision, value: row.value };
+    if (!row) return undefined;
+    const transformer = this.transformerFor(key.resource);
+    if (!transformer) return { ...key, revision: row.revision, value: plainText(key, row.value) };
+    const { json, stale } = transformer.fromStorage(row.value, key);
+    return stale ? { ...key, revision: row.revision, value: json, stale } : { ...key, revision: row.revision, value: json };
+  }
+
+  /** The JSON of a stored value; a resource without a transformer costs one type check. */
+  private json(key: ObjectKey, stored: StoredValue, transformer: ValueTransformer | undefined): string {
+    return transformer ? transformer.fromStorage(stored, key).json : plainText(key, stored);
   }
 
   onCommit(listener: (change: Change) => void): () => void {
@@ -196,8 +217,9 @@ export class SqliteStorage implements Storage {
     key: ObjectKey,
     type: ChangeType,
     object: KubeObject,
-    write: (revision: number, value: string) => { prevRevision: number; prevValue: string | undefined },
+    write: (revision: number, stored: StoredValue) => { prevRevision: number; prevStored: StoredValue | undefined },
   ): Promise<Change> {
+    const transformer = this.transformerFor(key.resource);
     return new Promise((resolve, reject) => {
       const before = object.metadata.resourceVersion;
       const run = (): Change => {
@@ -209,16 +231,19 @@ export class SqliteStorage implements Storage {
           const bytes = Buffer.byteLength(value);
           if (bytes > MAX_OBJECT_BYTES) throw new ObjectTooLargeError(key, bytes);
         }
-        const { prevRevision, prevValue } = write(revision, value);
+        const stored = transformer ? transformer.toStorage(value, key) : value;
+        const { prevRevision, prevStored } = write(revision, stored);
         this.q.insertChange.run({
           ...key,
           revision,
           type,
-          value,
+          value: stored,
           prevRevision,
-          prevValue: prevValue ?? null,
+          prevValue: prevStored ?? null,
           committedAt: Date.now(),
         });
+        // Listeners get JSON: the previous state is read back (decrypted) only for a transformed resource.
+        const prevValue = prevStored === undefined ? undefined : this.json(key, prevStored, transformer);
         return { ...key, revision, type, value, prevValue };
       };
       // Rolled back: the caller's object must not carry a revision that was never committed.
@@ -271,7 +296,7 @@ export class SqliteStorage implements Storage {
   }
 
   /** The current row, checked against the revision the caller's change was based on. */
-  private expect(key: ObjectKey, expectedRevision: number): { revision: number; value: string } {
+  private expect(key: ObjectKey, expectedRevision: number): { revision: number; value: StoredValue } {
     const current = this.q.get.get({ ...key });
     if (!current) throw new KeyNotFoundError(key);
     if (current.revision !== expectedRevision) throw new RevisionConflictError(key, expectedRevision);
@@ -286,7 +311,7 @@ export class SqliteStorage implements Storage {
         if (isUniqueViolation(e)) throw new KeyExistsError(key);
         throw e;
       }
-      return { prevRevision: 0, prevValue: undefined };
+      return { prevRevision: 0, prevStored: undefined };
     });
   }
 
@@ -296,7 +321,7 @@ export class SqliteStorage implements Storage {
       // The revision condition in the statement is what makes concurrent writers from one base lose.
       const { changes: n } = this.q.updateObject.run({ ...key, revision, value, expected: expectedRevision });
       if (n !== 1) throw new RevisionConflictError(key, expectedRevision);
-      return { prevRevision: prev.revision, prevValue: prev.value };
+      return { prevRevision: prev.revision, prevStored: prev.value };
     });
   }
 
@@ -305,7 +330,7 @@ export class SqliteStorage implements Storage {
       const prev = this.expect(key, expectedRevision);
       const { changes: n } = this.q.deleteObject.run({ ...key, expected: expectedRevision });
       if (n !== 1) throw new RevisionConflictError(key, expectedRevision);
-      return { prevRevision: prev.revision, prevValue: prev.value };
+      return { prevRevision: prev.revision, prevStored: prev.value };
     });
   }
 
@@ -316,15 +341,18 @@ export class SqliteStorage implements Storage {
       if (after < compacted) throw new CompactedError(after, compacted);
       return resource ? this.q.changesAfterFor.all({ after, limit, resource }) : this.q.changesAfter.all({ after, limit });
     })();
-    return rows.map((r) => ({
-      resource: r.resource,
-      namespace: r.namespace,
-      name: r.name,
-      revision: r.revision,
-      type: r.type,
-      value: r.value,
-      prevValue: r.prevValue ?? undefined,
-    }));
+    return rows.map((r) => {
+      const transformer = this.transformerFor(r.resource);
+      return {
+        resource: r.resource,
+        namespace: r.namespace,
+        name: r.name,
+        revision: r.revision,
+        type: r.type,
+        value: this.json(r, r.value, transformer),
+        prevValue: r.prevValue === null ? undefined : this.json(r, r.prevValue, transformer),
+      };
+    });
   }
 
   async list(query: ListQuery): Promise<ListResult> {
@@ -338,6 +366,7 @@ export class SqliteStorage implements Storage {
         if (revision < compacted) throw new CompactedError(revision, compacted);
       }
       const historical = revision < current;
+      const transformer = this.transformerFor(query.resource);
       const limit = query.limit && query.limit > 0 ? query.limit : Number.POSITIVE_INFINITY;
       const items: StoredObject[] = [];
       let after = query.after;
@@ -345,6 +374,7 @@ export class SqliteStorage implements Storage {
         const batch = this.scan(query, after, revision, historical, SCAN_BATCH);
         for (const row of batch) {
           after = { namespace: row.namespace, name: row.name };
+          if (!this.readRow(row, transformer, query)) continue;
           if (query.filter && !query.filter(row)) continue;
           items.push(row);
           if (items.length === limit) {
@@ -360,20 +390,35 @@ export class SqliteStorage implements Storage {
     })();
   }
 
-  /** Objects of one resource in key order after `after`, as they were at `revision`. */
-  private scan(query: ListQuery, after: Position | undefined, revision: number, historical: boolean, limit: number): StoredObject[] {
+  /**
+   * Turns a scanned row's stored value into JSON in place; false when it cannot be read and the
+   * query asked to leave such objects out.
+   */
+  private readRow(row: ScannedRow, transformer: ValueTransformer | undefined, query: ListQuery): row is StoredObject {
+    try {
+      row.value = this.json(row, row.value, transformer);
+      return true;
+    } catch (e) {
+      if (!(e instanceof UnreadableValueError) || !query.onUnreadable) throw e;
+      query.onUnreadable(e);
+      return false;
+    }
+  }
+
+  /** Objects of one resource in key order after `after`, as they were at `revision`, values as stored. */
+  private scan(query: ListQuery, after: Position | undefined, revision: number, historical: boolean, limit: number): ScannedRow[] {
     const where = [sql`resource = ${query.resource}`];
     if (query.namespace !== undefined) where.push(sql`namespace = ${query.namespace}`);
     if (after) where.push(sql`(namespace, name) > (${after.namespace}, ${after.name})`);
     const cond = sql.join(where, sql` AND `);
     if (!historical) {
-      return this.db.all<StoredObject>(
+      return this.db.all<ScannedRow>(
         sql`SELECT resource, namespace, name, revision, value FROM objects WHERE ${cond} ORDER BY namespace, name LIMIT ${limit}`,
       );
     }
     // State at an older revision: objects untouched since then, plus, for every key changed after it,
     // the state before its first later change (unless that change created it).
-    return this.db.all<StoredObject>(sql`
+    return this.db.all<ScannedRow>(sql`
       SELECT resource, namespace, name, revision, value FROM objects WHERE ${cond} AND revision <= ${revision}
       UNION ALL
       SELECT c.resource, c.namespace, c.name, c.prev_revision AS revision, c.prev_value AS value
@@ -414,6 +459,17 @@ export class SqliteStorage implements Storage {
       this.sqlite.pragma("wal_checkpoint(TRUNCATE)");
     }
     return result;
+  }
+
+  /**
+   * What monitoring reports: live objects per resource (`<group>/<plural>`, one pass over the key index),
+   * and the database's size in pages, free pages included (what the file takes on disk once checkpointed).
+   */
+  async stats(): Promise<{ objectCounts: Map<string, number>; sizeBytes: number }> {
+    const rows = this.db.all<{ resource: string; n: number }>(sql`SELECT resource, count(*) AS n FROM objects GROUP BY resource`);
+    const pages = this.sqlite.pragma("page_count", { simple: true }) as number;
+    const pageSize = this.sqlite.pragma("page_size", { simple: true }) as number;
+    return { objectCounts: new Map(rows.map((r) => [r.resource, r.n])), sizeBytes: pages * pageSize };
   }
 
   async close(): Promise<void> {
