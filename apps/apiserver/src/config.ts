@@ -1,6 +1,7 @@
 // The apiserver's settings, all from the environment of the contract (see README "Configuration").
 import { type NamingProfile, profileFromEnv } from "@orch/api";
 import { resolve } from "node:path";
+import { type FlowControlConfig, flowControlDefaults } from "./flow-control/priority-levels.js";
 
 export interface ApiserverConfig {
   dataDir: string;
@@ -22,6 +23,8 @@ export interface ApiserverConfig {
   requestTimeoutMs?: number;
   /** How long a connection may take for its TLS handshake and request headers; default 32 s (Kubernetes' ReadHeaderTimeout). */
   headerTimeoutMs?: number;
+  /** Concurrency and watch limits (flow-control/); every field has a default (`flowControlDefaults`). */
+  flowControl?: FlowControlConfig;
 }
 
 /**
@@ -95,6 +98,23 @@ function serviceAccountsFromEnv(env: NodeJS.ProcessEnv): ServiceAccountConfig {
   });
 }
 
+/** Kubernetes' flag names where it has one; the watch limits are orch's own. */
+function flowControlFromEnv(env: NodeJS.ProcessEnv): FlowControlConfig {
+  const d = flowControlDefaults;
+  const config: FlowControlConfig = {
+    maxRequestsInflight: int(env.ORCH_MAX_REQUESTS_INFLIGHT, d.maxRequestsInflight, "ORCH_MAX_REQUESTS_INFLIGHT"),
+    maxMutatingRequestsInflight: int(env.ORCH_MAX_MUTATING_REQUESTS_INFLIGHT, d.maxMutatingRequestsInflight, "ORCH_MAX_MUTATING_REQUESTS_INFLIGHT"),
+    queueLengthLimit: int(env.ORCH_FLOW_QUEUE_LENGTH_LIMIT, d.queueLengthLimit, "ORCH_FLOW_QUEUE_LENGTH_LIMIT"),
+    maxWatches: int(env.ORCH_MAX_WATCHES, d.maxWatches, "ORCH_MAX_WATCHES"),
+    maxWatchesPerUser: int(env.ORCH_MAX_WATCHES_PER_USER, d.maxWatchesPerUser, "ORCH_MAX_WATCHES_PER_USER"),
+  };
+  // Kubernetes' rule: the two in-flight limits "must add up to something positive".
+  if (config.maxRequestsInflight + config.maxMutatingRequestsInflight === 0) {
+    throw new Error("ORCH_MAX_REQUESTS_INFLIGHT and ORCH_MAX_MUTATING_REQUESTS_INFLIGHT must add up to something positive");
+  }
+  return config;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverConfig {
   return {
     dataDir: resolve(env.ORCH_DATA_DIR || ".orch"),
@@ -114,6 +134,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
     },
     serviceAccounts: serviceAccountsFromEnv(env),
     requestTimeoutMs: int(env.ORCH_REQUEST_TIMEOUT_SECONDS, 60, "ORCH_REQUEST_TIMEOUT_SECONDS") * 1000,
+    flowControl: flowControlFromEnv(env),
     ...(env.ORCH_REQUESTHEADER_CLIENT_CA_FILE
       ? {
           requestHeader: {

@@ -174,6 +174,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     ready: () => ready,
     log,
     requestTimeoutMs: config.requestTimeoutMs,
+    flowControl: config.flowControl,
   });
   handle = app.fetch;
 

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { ConcurrencyBudget, Rejected, type Seat } from "../src/flow-control/concurrency-budget.js";
 import { PRIORITY_LEVELS, budgetOptions, classify, flowControlDefaults } from "../src/flow-control/priority-levels.js";
 import { WatchCounter } from "../src/flow-control/watch-limit.js";
+import { configFromEnv } from "../src/config.js";
 import type { ResourceRequest } from "../src/http/request-info.js";
 
 const oneLevel = (totalSeats: number, o: { flowQueueLimit?: number; levelQueueLimit?: number; queueWaitMs?: number } = {}) =>
@@ -231,5 +232,24 @@ describe("WatchCounter", () => {
     expect(watches.count("alice")).toBe(1);
     expect(watches.tryOpen("carol")).toBeDefined();
     expect(watches.tryOpen("dave")).toBeUndefined();
+  });
+});
+
+describe("settings", () => {
+  it("come from Kubernetes' flag names and orch's own, with Kubernetes' defaults", () => {
+    expect(configFromEnv({}).flowControl).toEqual(flowControlDefaults);
+    expect(
+      configFromEnv({
+        ORCH_MAX_REQUESTS_INFLIGHT: "10",
+        ORCH_MAX_MUTATING_REQUESTS_INFLIGHT: "0",
+        ORCH_FLOW_QUEUE_LENGTH_LIMIT: "0",
+        ORCH_MAX_WATCHES: "7",
+        ORCH_MAX_WATCHES_PER_USER: "3",
+      }).flowControl,
+    ).toEqual({ maxRequestsInflight: 10, maxMutatingRequestsInflight: 0, queueLengthLimit: 0, maxWatches: 7, maxWatchesPerUser: 3 });
+    expect(() => configFromEnv({ ORCH_MAX_REQUESTS_INFLIGHT: "0", ORCH_MAX_MUTATING_REQUESTS_INFLIGHT: "0" })).toThrow(
+      /add up to something positive/,
+    );
+    expect(() => configFromEnv({ ORCH_MAX_WATCHES_PER_USER: "-1" })).toThrow(/ORCH_MAX_WATCHES_PER_USER must be a non-negative integer/);
   });
 });

@@ -239,6 +239,8 @@ export interface TestServerOptions {
   requestTimeoutMs?: number;
   /** The time a connection has for its TLS handshake and headers (default 32 s). */
   headerTimeoutMs?: number;
+  /** Concurrency and watch limits (default: flowControlDefaults). */
+  flowControl?: ApiserverConfig["flowControl"];
 }
 
 /**
@@ -258,6 +260,7 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
     ...(options.serviceAccounts ? { serviceAccounts: options.serviceAccounts } : {}),
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.headerTimeoutMs ? { headerTimeoutMs: options.headerTimeoutMs } : {}),
+    ...(options.flowControl ? { flowControl: options.flowControl } : {}),
   };
   if (options.tokens) writeFileSync(join(dataDir, "tokens.csv"), `${options.tokens.join("\n")}\n`);
   const t = Object.assign(into, { dataDir, config });

@@ -9,7 +9,9 @@ import { HTTPException } from "hono/http-exception";
 import type { ChainResult, Credentials } from "../authn/authenticators.js";
 import { oidcDiscoveryRoutes } from "../authn/oidc.js";
 import { AGGREGATED_TYPE, aggregatedDiscovery, apiGroupList, apiResourceList, namedGroups, wantsAggregated } from "./discovery.js";
-import { type Env, authentication, authorization, deadline, impersonation, limitBody, maxInFlight, requestLog } from "./filters.js";
+import { FlowControl } from "../flow-control/filter.js";
+import { type FlowControlConfig, flowControlDefaults } from "../flow-control/priority-levels.js";
+import { type Env, authentication, authorization, deadline, impersonation, limitBody, requestLog } from "./filters.js";
 import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
 import { MAX_BODY_BYTES, type ResourceDeps, handleResource, methodNotAllowed } from "./resources/index.js";
 import { respond, respondError } from "./respond.js";
@@ -31,6 +33,8 @@ export interface AppDeps extends ResourceDeps {
   log: Logger;
   /** The request deadline (ORCH_REQUEST_TIMEOUT_SECONDS); default 60 s. */
   requestTimeoutMs?: number;
+  /** Concurrency and watch limits (ORCH_MAX_REQUESTS_INFLIGHT and others); default `flowControlDefaults`. */
+  flowControl?: FlowControlConfig;
 }
 
 export const VERSION_INFO = {
@@ -45,8 +49,6 @@ export const VERSION_INFO = {
   platform: `${process.platform}/${process.arch === "x64" ? "amd64" : process.arch}`,
 };
 
-/** Requests served at once before new ones get 429 (Kubernetes' max-in-flight). Watches do not count. */
-const MAX_IN_FLIGHT = 800;
 /** A request still running after this gets 504, as Kubernetes' default --request-timeout. */
 const REQUEST_TIMEOUT_MS = 60_000;
 
@@ -107,11 +109,13 @@ export function createApp(deps: AppDeps): Hono<Env> {
   });
   app.get("/openapi/v2", () => new Response(OPENAPI_V2_STUB, { headers: { "Content-Type": "application/octet-stream" } }));
 
-  const inFlight = maxInFlight(MAX_IN_FLIGHT);
-  const requestDeadline = deadline(deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS);
+  const requestTimeoutMs = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  // A request waits for a seat at most a quarter of its deadline, as Kubernetes' APF.
+  const flowControl = new FlowControl(deps.flowControl ?? flowControlDefaults, requestTimeoutMs / 4, deps.profile).filter();
+  const requestDeadline = deadline(requestTimeoutMs);
   const bodyLimit = limitBody(MAX_BODY_BYTES);
   for (const path of ["/api/*", "/apis/*"]) {
-    app.use(path, inFlight, requestDeadline, bodyLimit);
+    app.use(path, flowControl, requestDeadline, bodyLimit);
     app.all(path, resources);
   }
   app.all("*", () => text(404, "404 page not found"));

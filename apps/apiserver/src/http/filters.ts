@@ -1,6 +1,6 @@
 // The filters every API request passes before its handler, in Kubernetes' order (k8s.io/apiserver
 // pkg/endpoints/filters and pkg/server/filters): request log, authentication, impersonation, request
-// info and authorization; then, for resource requests, the in-flight limit, the deadline and the body limit.
+// info and authorization; then, for resource requests, flow control (../flow-control), the deadline and the body limit.
 import type { HttpBindings } from "@hono/node-server";
 import type { NamingProfile } from "@orch/api";
 import type { Logger } from "@orch/log";
@@ -118,23 +118,8 @@ export function authorization(authorizer: Authorizer, profile: NamingProfile): F
   };
 }
 
-/** Watches are long-running: neither the in-flight limit nor the deadline applies to them (request info says which). */
+/** Watches are long-running: the deadline does not apply to them (request info says which). */
 const isWatch = (c: Context<Env>) => c.get("info")?.verb === "watch";
-
-/** Requests served at once before new ones get 429 (Kubernetes' max-in-flight). Watches do not count. */
-export function maxInFlight(limit: number): Filter {
-  let inFlight = 0;
-  return async (c, next) => {
-    if (isWatch(c)) return next();
-    if (inFlight >= limit) return respondError(errors.tooManyRequests("Too many requests, please try again later.", 1));
-    inFlight++;
-    try {
-      await next();
-    } finally {
-      inFlight--;
-    }
-  };
-}
 
 /**
  * A request still running after `ms` is answered 504, as Kubernetes' request deadline, and its handler is
