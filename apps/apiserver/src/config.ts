@@ -23,6 +23,11 @@ export interface ApiserverConfig {
   requestTimeoutMs?: number;
   /** How long a connection may take for its TLS handshake and request headers; default 32 s (Kubernetes' ReadHeaderTimeout). */
   headerTimeoutMs?: number;
+  /**
+   * ORCH_ENCRYPTION_PROVIDER_CONFIG, Kubernetes' --encryption-provider-config: an EncryptionConfiguration
+   * file. Unset: `<dataDir>/encryption-config.yaml`, written on first start (docs/encryption-at-rest.md).
+   */
+  encryptionProviderConfig?: string;
   /** Concurrency and watch limits (flow-control/); every field has a default (`flowControlDefaults`). */
   flowControl?: FlowControlConfig;
 }
@@ -134,6 +139,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
     },
     serviceAccounts: serviceAccountsFromEnv(env),
     requestTimeoutMs: int(env.ORCH_REQUEST_TIMEOUT_SECONDS, 60, "ORCH_REQUEST_TIMEOUT_SECONDS") * 1000,
+    ...(env.ORCH_ENCRYPTION_PROVIDER_CONFIG ? { encryptionProviderConfig: resolve(env.ORCH_ENCRYPTION_PROVIDER_CONFIG) } : {}),
     flowControl: flowControlFromEnv(env),
     ...(env.ORCH_REQUESTHEADER_CLIENT_CA_FILE
       ? {

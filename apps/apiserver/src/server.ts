@@ -14,6 +14,7 @@ import {
   storageResource,
 } from "@orch/registry";
 import { type Logger, createLogger } from "@orch/log";
+import { ensureDefaultEncryptionConfiguration, loadEncryptionConfiguration } from "@orch/encryption-at-rest";
 import { KeyExistsError, SqliteStorage } from "@orch/storage";
 import { ensureKeySet } from "@orch/tokens";
 import { randomUUID } from "node:crypto";
@@ -77,7 +78,9 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   const controllerCredentials = await ensureControllerCredentials(config.dataDir, pki, CONTROLLER_APPS, controllerUser);
   // Service account signing keys live beside the CA: `pki/sa-<n>.key`, the newest signing.
   const serviceAccountKeys = await ensureKeySet(join(config.dataDir, "pki"));
-  const storage = new SqliteStorage({ path: join(config.dataDir, "orch.db") });
+  // Secrets are encrypted at rest: with the configured file, else with one written here on first start.
+  const encryption = config.encryptionProviderConfig ?? (await ensureDefaultEncryptionConfiguration(config.dataDir));
+  const storage = new SqliteStorage({ path: join(config.dataDir, "orch.db"), transformers: await loadEncryptionConfiguration(encryption) });
   const hub = await WatchHub.create(storage);
   const namespaces = await NamespacePhases.create(storage);
 
