@@ -57,6 +57,18 @@ export function busEnvelope(change: Change, maxPayload: number): string {
 const pick = (o: Record<string, unknown>, keys: string[]) =>
   Object.fromEntries(keys.filter((k) => o[k] !== undefined).map((k) => [k, o[k]]));
 
+export interface RelayProgress {
+  /** The newest committed revision. */
+  currentRevision: number;
+  /** The revision published through (the watermark). */
+  publishedRevision: number;
+  /** Events published since start. */
+  publishedEvents: number;
+  /** When the oldest change not yet published was committed (ms since the epoch); undefined when none waits. */
+  oldestPendingCommittedAt: number | undefined;
+  connected: boolean;
+}
+
 export class EventRelay {
   private draining: Promise<void> | undefined;
   private again = false;
@@ -79,6 +91,9 @@ export class EventRelay {
   private readonly timer: NodeJS.Timeout;
   /** Commit times of the changes not yet published (dropped once published; bounded by the backlog). */
   private readonly committedAt = new Map<number, number>();
+  /** Events published (acknowledged by the stream) since start, and when that was: for monitoring. */
+  private publishedEvents = 0;
+  private readonly startedAt = Date.now();
   /** Settles once connected and the stream exists. */
   readonly ready: Promise<void>;
 
@@ -217,9 +232,29 @@ export class EventRelay {
         }),
       );
       await this.storage.markPublished(batch[batch.length - 1]!.revision);
+      this.publishedEvents += batch.length;
       for (const change of batch) this.committedAt.delete(change.revision);
       if (batch.length < BATCH || this.stopped || !this.connected) return;
     }
+  }
+
+  /** How far behind the revision log the relay is, for monitoring (the apiserver's /metrics). */
+  async progress(): Promise<RelayProgress> {
+    const [currentRevision, publishedRevision] = await Promise.all([this.storage.currentRevision(), this.storage.publishedRevision()]);
+    let oldestPendingCommittedAt: number | undefined;
+    if (currentRevision > publishedRevision) {
+      // Commit times are kept, in revision order, for the changes committed since start; an older backlog
+      // (left by a previous run, or past MAX_COMMIT_TIMES) has waited at least since this relay started.
+      const [revision, committedAt] = this.committedAt.entries().next().value ?? [];
+      oldestPendingCommittedAt = revision !== undefined && revision <= publishedRevision + 1 ? committedAt : this.startedAt;
+    }
+    return {
+      currentRevision,
+      publishedRevision,
+      publishedEvents: this.publishedEvents,
+      oldestPendingCommittedAt,
+      connected: this.connected,
+    };
   }
 
   async stop(): Promise<void> {
