@@ -14,6 +14,7 @@ import {
   storageResource,
 } from "@orch/registry";
 import { type Logger, createLogger } from "@orch/log";
+import { ApiserverMetrics } from "@orch/metrics";
 import { ensureDefaultEncryptionConfiguration, loadEncryptionConfiguration } from "@orch/encryption-at-rest";
 import { KeyExistsError, SqliteStorage } from "@orch/storage";
 import { ensureKeySet } from "@orch/tokens";
@@ -30,6 +31,7 @@ import { CONTROLLER_APPS, controllerUser, ensureBootstrapPolicy } from "./authz/
 import { ClusterRoleAggregator } from "./controllers/cluster-role-aggregation.js";
 import { RbacAuthorizer } from "./authz/rbac-authorizer.js";
 import { createApp } from "./http/app.js";
+import { storageMetrics } from "./http/metrics.js";
 import { JWKS_PATH } from "./authn/oidc.js";
 import { CustomResourceServing } from "./custom-resources.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
@@ -164,8 +166,10 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     log.child("cluster-role-aggregation"),
   );
   let ready = false;
+  const metrics = new ApiserverMetrics({ storage: () => storageMetrics(storage, registry) });
   const app = createApp({
     registry,
+    metrics,
     storeFor,
     profile: config.profile,
     authenticate: authentication.authenticate,
@@ -185,6 +189,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   const garbageCollector = new GarbageCollector(storage, registry, storeFor, systemContext, log.child("garbage-collector"));
   // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
   const relay = config.natsUrl ? EventRelay.start(storage, config.natsUrl, { ...config.events, log: log.child("event-relay") }) : undefined;
+  if (relay) metrics.reportRelay(() => relay.progress());
   const compactor = setInterval(() => {
     // Compaction keeps what the relay has not published yet; without a relay nothing waits for it.
     const published = relay ? Promise.resolve() : storage.currentRevision().then((r) => storage.markPublished(r));

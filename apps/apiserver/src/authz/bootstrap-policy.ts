@@ -122,6 +122,10 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
         ),
       ]),
       clusterRole("system:public-info-viewer", [urls(["get"], ["/healthz", "/livez", "/readyz", "/version", "/version/"])]),
+      // Metrics and health for monitoring agents: members of the group system:monitoring, as in Kubernetes.
+      clusterRole("system:monitoring", [
+        urls(["get"], ["/metrics", "/metrics/slis", "/livez", "/readyz", "/healthz", "/livez/*", "/readyz/*", "/healthz/*"]),
+      ]),
       clusterRole("system:basic-user", [
         rule(["create"], [authorization], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]),
         rule(["create"], [authentication], ["selfsubjectreviews"]),
@@ -185,6 +189,7 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
       binding("ClusterRoleBinding", "cluster-admin", "ClusterRole", [group("system:masters")]),
       binding("ClusterRoleBinding", "system:discovery", "ClusterRole", [group("system:authenticated")]),
       binding("ClusterRoleBinding", "system:public-info-viewer", "ClusterRole", [group("system:authenticated")]),
+      binding("ClusterRoleBinding", "system:monitoring", "ClusterRole", [group("system:monitoring")]),
       binding("ClusterRoleBinding", "system:basic-user", "ClusterRole", [group("system:authenticated")]),
       binding("ClusterRoleBinding", "system:token-reviewer", "ClusterRole", [group("system:authenticated")]),
       binding("ClusterRoleBinding", "system:service-account-issuer-discovery", "ClusterRole", [group("system:serviceaccounts")]),

@@ -1,6 +1,7 @@
 // The HTTP surface: health, version, discovery and OpenAPI, then one handler for every resource.
 import type { NamingProfile } from "@orch/api";
 import type { Logger } from "@orch/log";
+import type { ApiserverMetrics } from "@orch/metrics";
 import { errors } from "@orch/machinery";
 import type { Authorizer } from "@orch/registry";
 import type { ServiceAccountTokens } from "@orch/tokens";
@@ -12,6 +13,7 @@ import { AGGREGATED_TYPE, aggregatedDiscovery, apiGroupList, apiResourceList, na
 import { FlowControl } from "../flow-control/filter.js";
 import { type FlowControlConfig, flowControlDefaults } from "../flow-control/priority-levels.js";
 import { type Env, authentication, authorization, deadline, impersonation, limitBody, requestLog } from "./filters.js";
+import { instrumentRequests, metricsEndpoint } from "./metrics.js";
 import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
 import { MAX_BODY_BYTES, type ResourceDeps, handleResource, methodNotAllowed } from "./resources/index.js";
 import { respond, respondError } from "./respond.js";
@@ -28,6 +30,8 @@ export interface AppDeps extends ResourceDeps {
   jwksUri: string;
   /** Serve OIDC discovery without authentication (by default only authenticated callers get it). */
   publicDiscovery?: boolean;
+  /** Where requests are counted and timed, and what GET /metrics exposes. */
+  metrics: ApiserverMetrics;
   /** True once the apiserver can serve requests (storage open, kinds registered). */
   ready: () => boolean;
   log: Logger;
@@ -73,6 +77,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   if (!deps.publicDiscovery) for (const [path, handler] of discovery) app.get(path, handler);
 
   app.get("/version", () => respond(200, VERSION_INFO));
+  app.get("/metrics", metricsEndpoint(deps.metrics));
 
   app.get("/api", (c) => {
     if (wantsAggregated(c.req.header("accept"))) {
@@ -114,6 +119,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const flowControl = new FlowControl(deps.flowControl ?? flowControlDefaults, requestTimeoutMs / 4, deps.profile).filter();
   const requestDeadline = deadline(requestTimeoutMs);
   const bodyLimit = limitBody(MAX_BODY_BYTES);
+  for (const path of ["/api/*", "/apis/*"]) app.use(path, instrumentRequests(deps.metrics, deps.registry));
   for (const path of ["/api/*", "/apis/*"]) {
     app.use(path, flowControl, requestDeadline, bodyLimit);
     app.all(path, resources);
