@@ -46,7 +46,7 @@ export interface RelayStats {
 
 export interface MetricSources {
   storage?: () => Promise<StorageStats>;
-  /** Only when the apiserver relays events (NATS configured): without it the relay metrics are absent. */
+  /** Only when the apiserver relays events (NATS configured): without it the relay metrics are absent. See also `reportRelay`. */
   relay?: () => Promise<RelayStats>;
   /** For the relay's lag in seconds; Date.now by default. */
   now?: () => number;
@@ -94,12 +94,11 @@ export class ApiserverMetrics {
   });
   private readonly inFlight: Record<RequestKind, PeakCount> = { readOnly: new PeakCount(), mutating: new PeakCount() };
   private readonly sources: MetricSources;
+  private relaySource: (() => Promise<RelayStats>) | undefined;
   private readonly storageObjects: Gauge<"resource">;
   private readonly resourceObjects: Gauge<"group" | "resource">;
   private readonly storageSize: Gauge<"storage_cluster_id">;
-  private readonly relay:
-    | { lagRevisions: Gauge; lagSeconds: Gauge; published: Counter; connected: Gauge; last: RelayStats | undefined }
-    | undefined;
+  private relay: { lagRevisions: Gauge; lagSeconds: Gauge; published: Counter; connected: Gauge; last: RelayStats | undefined } | undefined;
 
   constructor(sources: MetricSources = {}) {
     this.sources = sources;
@@ -132,34 +131,40 @@ export class ApiserverMetrics {
       labelNames: ["storage_cluster_id"],
       registers,
     });
-    if (sources.relay) {
-      this.relay = {
-        lagRevisions: new Gauge({
-          name: "orch_event_relay_lag_revisions",
-          help: "Committed revisions not yet published to NATS: the newest revision minus the relay's watermark.",
-          registers,
-        }),
-        lagSeconds: new Gauge({
-          name: "orch_event_relay_lag_seconds",
-          help: "Seconds since the oldest change not yet published to NATS was committed; 0 when nothing waits.",
-          registers,
-        }),
-        published: new Counter({
-          name: "orch_event_relay_published_events_total",
-          help: "Change events the relay has published to NATS JetStream (and the stream acknowledged) since the apiserver started.",
-          registers,
-        }),
-        connected: new Gauge({
-          name: "orch_event_relay_connected",
-          help: "1 while the relay is connected to NATS, else 0.",
-          registers,
-        }),
-        last: undefined,
-      };
-    }
+    if (sources.relay) this.reportRelay(sources.relay);
     // Process figures are the whole process's (CPU, resident memory, file descriptors, start time) even
     // though the apiserver runs on a worker thread; heap, event loop lag and GC are that thread's own.
     collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** From now on, report the event relay's figures (the relay starts after the HTTP server). */
+  reportRelay(source: () => Promise<RelayStats>): void {
+    this.relaySource = source;
+    if (this.relay) return;
+    const registers = [this.registry];
+    this.relay = {
+      lagRevisions: new Gauge({
+        name: "orch_event_relay_lag_revisions",
+        help: "Committed revisions not yet published to NATS: the newest revision minus the relay's watermark.",
+        registers,
+      }),
+      lagSeconds: new Gauge({
+        name: "orch_event_relay_lag_seconds",
+        help: "Seconds since the oldest change not yet published to NATS was committed; 0 when nothing waits.",
+        registers,
+      }),
+      published: new Counter({
+        name: "orch_event_relay_published_events_total",
+        help: "Change events the relay has published to NATS JetStream (acknowledged by the stream) since the apiserver started.",
+        registers,
+      }),
+      connected: new Gauge({
+        name: "orch_event_relay_connected",
+        help: "1 while the relay is connected to NATS, else 0.",
+        registers,
+      }),
+      last: undefined,
+    };
   }
 
   /** A request finished (answered in full, or its client went away): counted with its code and timed. */
@@ -194,7 +199,7 @@ export class ApiserverMetrics {
 
   /** The exposition in Prometheus' text format, with storage and relay figures read now. */
   async expose(): Promise<string> {
-    const [storage, relay] = await Promise.all([this.sources.storage?.(), this.sources.relay?.()]);
+    const [storage, relay] = await Promise.all([this.sources.storage?.(), this.relaySource?.()]);
     if (storage) this.setStorage(storage);
     if (relay) this.setRelay(relay);
     return this.registry.metrics();
