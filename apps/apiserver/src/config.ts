@@ -23,6 +23,8 @@ export interface ApiserverConfig {
   requestTimeoutMs?: number;
   /** How long a connection may take for its TLS handshake and request headers; default 32 s (Kubernetes' ReadHeaderTimeout). */
   headerTimeoutMs?: number;
+  /** Audit logging (docs/audit.md); off when absent. */
+  audit?: AuditConfig;
   /**
    * ORCH_ENCRYPTION_PROVIDER_CONFIG, Kubernetes' --encryption-provider-config: an EncryptionConfiguration
    * file. Unset: `<dataDir>/encryption-config.yaml`, written on first start (docs/encryption-at-rest.md).
@@ -30,6 +32,17 @@ export interface ApiserverConfig {
   encryptionProviderConfig?: string;
   /** Concurrency and watch limits (flow-control/); every field has a default (`flowControlDefaults`). */
   flowControl?: FlowControlConfig;
+}
+
+/** Kubernetes' --audit-policy-file, --audit-log-path, --audit-log-maxsize and --audit-log-maxbackup (ORCH_AUDIT_*). */
+export interface AuditConfig {
+  policyFile?: string;
+  /** A file, or `-` for standard output. */
+  logPath?: string;
+  /** Megabytes before the log file is rotated; 0 for 100, as Kubernetes. */
+  maxSizeMB: number;
+  /** Rotated files kept; 0 keeps them all, as Kubernetes. */
+  maxBackups: number;
 }
 
 /**
@@ -120,6 +133,18 @@ function flowControlFromEnv(env: NodeJS.ProcessEnv): FlowControlConfig {
   return config;
 }
 
+function auditFromEnv(env: NodeJS.ProcessEnv): AuditConfig | undefined {
+  const policyFile = env.ORCH_AUDIT_POLICY_FILE || undefined;
+  const logPath = env.ORCH_AUDIT_LOG_PATH || undefined;
+  if (!policyFile && !logPath) return undefined;
+  return {
+    ...(policyFile ? { policyFile: resolve(policyFile) } : {}),
+    ...(logPath ? { logPath: logPath === "-" ? "-" : resolve(logPath) } : {}),
+    maxSizeMB: int(env.ORCH_AUDIT_LOG_MAXSIZE, 0, "ORCH_AUDIT_LOG_MAXSIZE"),
+    maxBackups: int(env.ORCH_AUDIT_LOG_MAXBACKUP, 0, "ORCH_AUDIT_LOG_MAXBACKUP"),
+  };
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverConfig {
   return {
     dataDir: resolve(env.ORCH_DATA_DIR || ".orch"),
@@ -139,6 +164,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
     },
     serviceAccounts: serviceAccountsFromEnv(env),
     requestTimeoutMs: int(env.ORCH_REQUEST_TIMEOUT_SECONDS, 60, "ORCH_REQUEST_TIMEOUT_SECONDS") * 1000,
+    audit: auditFromEnv(env),
     ...(env.ORCH_ENCRYPTION_PROVIDER_CONFIG ? { encryptionProviderConfig: resolve(env.ORCH_ENCRYPTION_PROVIDER_CONFIG) } : {}),
     flowControl: flowControlFromEnv(env),
     ...(env.ORCH_REQUESTHEADER_CLIENT_CA_FILE

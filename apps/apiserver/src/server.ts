@@ -31,6 +31,7 @@ import { CONTROLLER_APPS, controllerUser, ensureBootstrapPolicy } from "./authz/
 import { ClusterRoleAggregator } from "./controllers/cluster-role-aggregation.js";
 import { RbacAuthorizer } from "./authz/rbac-authorizer.js";
 import { createApp } from "./http/app.js";
+import { auditorFromConfig } from "./http/audit.js";
 import { storageMetrics } from "./http/metrics.js";
 import { JWKS_PATH } from "./authn/oidc.js";
 import { CustomResourceServing } from "./custom-resources.js";
@@ -75,6 +76,8 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   // The data directory holds the database, keys and credentials: the owner's alone, whoever created it.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await chmod(config.dataDir, 0o700);
+  // A broken audit policy refuses start-up before anything is opened.
+  const auditor = await auditorFromConfig(config.audit, log);
   const hosts = [...new Set(["localhost", "127.0.0.1", config.bind])].filter((h) => h !== "0.0.0.0" && h !== "::");
   const pki = await ensurePki(config.dataDir, hosts);
   const controllerCredentials = await ensureControllerCredentials(config.dataDir, pki, CONTROLLER_APPS, controllerUser);
@@ -181,6 +184,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     ready: () => ready,
     log,
     requestTimeoutMs: config.requestTimeoutMs,
+    auditor,
     flowControl: config.flowControl,
   });
   handle = app.fetch;
@@ -233,6 +237,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
       });
       await relay?.stop();
       await storage.close();
+      await auditor?.close();
     },
   };
 }

@@ -176,6 +176,12 @@ export class RequestAudit {
     this.event.annotations = { ...this.event.annotations, [key]: value };
   }
 
+  /** The authorizer's answer, as Kubernetes' WithAuthorization annotates it (the reason even when empty). */
+  recordAuthorization(allowed: boolean, reason: string): void {
+    this.annotate(DECISION_ANNOTATION, allowed ? "allow" : "forbid");
+    this.annotate(REASON_ANNOTATION, reason);
+  }
+
   /** The response's code, with a Status's fields when the response is one (as LogResponseObject copies them). */
   setResponseStatus(code: number, status?: { status?: unknown; message?: unknown; reason?: unknown; details?: unknown }): void {
     const out: ResponseStatus = { metadata: {}, code };

@@ -30,15 +30,18 @@ const REPORT_EVERY_MS = 10_000;
 
 /** Opens the backend; a file that cannot be created or opened refuses start-up here, not on the first request. */
 export async function openLogBackend(options: LogBackendOptions): Promise<AuditSink> {
-  if (options.path === "-") return new StdoutBackend();
+  if (options.path === "-") return new StdoutBackend(options);
   const backend = new FileBackend(options);
   await backend.open();
   return backend;
 }
 
 class StdoutBackend implements AuditSink {
+  constructor(private readonly options: LogBackendOptions) {}
+
   write(event: AuditEvent): void {
-    process.stdout.write(`${JSON.stringify(event)}\n`);
+    const line = serialize(event, this.options);
+    if (line !== undefined) process.stdout.write(line);
   }
   async close(): Promise<void> {}
 }
@@ -66,7 +69,8 @@ class FileBackend implements AuditSink {
   }
 
   write(event: AuditEvent): void {
-    const line = `${JSON.stringify(event)}\n`;
+    const line = serialize(event, this.options);
+    if (line === undefined) return;
     if (this.queuedBytes + line.length > this.maxQueuedBytes) {
       this.dropped++;
       this.report("audit log is not keeping up; events dropped", new Error(`${this.dropped} events dropped so far`));
@@ -142,6 +146,16 @@ class FileBackend implements AuditSink {
     if (now - this.lastReport < REPORT_EVERY_MS) return;
     this.lastReport = now;
     this.options.onError(message, error);
+  }
+}
+
+/** The event's line; undefined (and reported) for one that cannot be serialized, which loses that event only. */
+function serialize(event: AuditEvent, options: LogBackendOptions): string | undefined {
+  try {
+    return `${JSON.stringify(event)}\n`;
+  } catch (e) {
+    options.onError("an audit event could not be serialized; event lost", e);
+    return undefined;
   }
 }
 

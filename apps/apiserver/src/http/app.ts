@@ -1,5 +1,6 @@
 // The HTTP surface: health, version, discovery and OpenAPI, then one handler for every resource.
 import type { NamingProfile } from "@orch/api";
+import type { Auditor } from "@orch/audit";
 import type { Logger } from "@orch/log";
 import type { ApiserverMetrics } from "@orch/metrics";
 import { errors } from "@orch/machinery";
@@ -9,6 +10,7 @@ import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ChainResult, Credentials } from "../authn/authenticators.js";
 import { oidcDiscoveryRoutes } from "../authn/oidc.js";
+import { audit, auditID, failedAuthenticationAudit } from "./audit.js";
 import { AGGREGATED_TYPE, aggregatedDiscovery, apiGroupList, apiResourceList, namedGroups, wantsAggregated } from "./discovery.js";
 import { FlowControl } from "../flow-control/filter.js";
 import { type FlowControlConfig, flowControlDefaults } from "../flow-control/priority-levels.js";
@@ -37,6 +39,8 @@ export interface AppDeps extends ResourceDeps {
   log: Logger;
   /** The request deadline (ORCH_REQUEST_TIMEOUT_SECONDS); default 60 s. */
   requestTimeoutMs?: number;
+  /** Records requests as the audit policy says (ORCH_AUDIT_POLICY_FILE); none when absent. */
+  auditor?: Auditor;
   /** Concurrency and watch limits (ORCH_MAX_REQUESTS_INFLIGHT and others); default `flowControlDefaults`. */
   flowControl?: FlowControlConfig;
 }
@@ -63,6 +67,8 @@ export function createApp(deps: AppDeps): Hono<Env> {
   const openapi = new OpenApiDocuments(deps.registry);
   const discovery = oidcDiscoveryRoutes(deps.tokens, deps.jwksUri, deps.log);
 
+  // Before everything, health checks included: every response carries its Audit-ID, as in Kubernetes.
+  app.use("*", auditID());
   for (const path of ["/healthz", "/livez"]) app.get(path, () => text(200, "ok"));
   app.get("/readyz", () => (deps.ready() ? text(200, "ok") : text(500, "not ready")));
   // Kubernetes lets only authenticated callers (RBAC: system:service-account-issuer-discovery) read
@@ -70,7 +76,9 @@ export function createApp(deps: AppDeps): Hono<Env> {
   if (deps.publicDiscovery) for (const [path, handler] of discovery) app.get(path, handler);
 
   app.use("*", requestLog(deps.log));
+  if (deps.auditor) app.use("*", failedAuthenticationAudit(deps.auditor, deps.log));
   app.use("*", authentication(deps.authenticate));
+  if (deps.auditor) app.use("*", audit(deps.auditor, deps.log));
   app.use("*", impersonation(deps.authorizer, deps.profile));
   app.use("*", authorization(deps.authorizer, deps.profile));
 
@@ -153,7 +161,11 @@ export function createApp(deps: AppDeps): Hono<Env> {
         };
       },
       // Within MAX_BODY_BYTES: the body limit middleware has checked it.
-      readBody: async () => new Uint8Array(await c.req.arrayBuffer()),
+      readBody: async () => {
+        const body = new Uint8Array(await c.req.arrayBuffer());
+        c.set("requestBody", body);
+        return body;
+      },
     });
   }
 

@@ -3,6 +3,7 @@
 // info and authorization; then, for resource requests, flow control (../flow-control), the deadline and the body limit.
 import type { HttpBindings } from "@hono/node-server";
 import type { NamingProfile } from "@orch/api";
+import type { RequestAudit } from "@orch/audit";
 import type { Logger } from "@orch/log";
 import { StatusError, errors } from "@orch/machinery";
 import type { Authorizer, RequestContext, UserInfo } from "@orch/registry";
@@ -31,6 +32,13 @@ export type Env = {
     ctx: RequestContext;
     /** Aborts the request's handler when its deadline passes (see `deadline`). */
     abort: AbortController;
+    /** Every request's audit ID and arrival time (`preciseNow()`), from `auditID` (audit.ts). */
+    auditID: string;
+    receivedAt: number;
+    /** The request's audit record when the audit policy records it (audit.ts). */
+    audit: RequestAudit | undefined;
+    /** The request body as the handler read it, for the audit record. */
+    requestBody: Uint8Array | undefined;
   };
 };
 
@@ -112,6 +120,7 @@ export function authorization(authorizer: Authorizer, profile: NamingProfile): F
     const user = c.get("user");
     const attributes = requestAttributes(user, c.req.method, url, info);
     const decision = await authorizer.authorize(attributes);
+    c.get("audit")?.recordAuthorization(decision.allowed, decision.reason);
     if (!decision.allowed) return respondError(forbidden(attributes, decision.reason));
     c.set("ctx", { user, profile, warnings: [], authorizer });
     await next();
