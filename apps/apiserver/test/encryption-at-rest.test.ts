@@ -7,8 +7,9 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { configFromEnv } from "../src/config.js";
 import { startApiserver } from "../src/server.js";
 import { type TestServer, startTestServer, testLog } from "./harness.js";
 
@@ -207,6 +208,11 @@ describe("encryption at rest", () => {
     expect(await password(t, "default", "fresh")).toBe(fresh);
     // Nor can it be deleted, as in Kubernetes: the key must come back first (docs/encryption-at-rest.md).
     expect((await sh(t, "kubectl delete secret gone -n lost")).stderr).toContain(message);
+  });
+
+  it("ORCH_ENCRYPTION_PROVIDER_CONFIG is the file, resolved; unset leaves the default to the data directory", () => {
+    expect(configFromEnv({ ORCH_ENCRYPTION_PROVIDER_CONFIG: "conf/enc.yaml" }).encryptionProviderConfig).toBe(resolve("conf/enc.yaml"));
+    expect(configFromEnv({}).encryptionProviderConfig).toBeUndefined();
   });
 
   it("refuses to start on an invalid configuration, with Kubernetes' message, before it opens the database", async () => {

@@ -3,7 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger } from "@orch/log";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type ListQuery, type ListResult, SqliteStorage, type Storage, StorageInformer } from "../src/index.js";
+import {
+  type ListQuery,
+  type ListResult,
+  SqliteStorage,
+  type Storage,
+  StorageInformer,
+  UnreadableValueError,
+  type ValueTransformer,
+} from "../src/index.js";
 
 type Obj = {
   metadata: { name: string; resourceVersion?: string; labels?: Record<string, string> };
@@ -163,5 +171,25 @@ describe("StorageInformer", () => {
     i.stop();
     await storage.create(key("a"), obj("a"));
     expect(seen).toEqual([]);
+  });
+  it("leaves out an object it cannot read (its encryption key is gone) and syncs with the rest", async () => {
+    await storage.close();
+    // Values of "lost" are stored in a form the reopened storage no longer reads.
+    const marked: ValueTransformer = {
+      toStorage: (json, k) => (k.name === "lost" ? Buffer.from(json) : json),
+      fromStorage: (stored, k) => {
+        if (typeof stored !== "string") throw new UnreadableValueError(k, "no matching key");
+        return { json: stored, stale: false };
+      },
+    };
+    storage = new SqliteStorage({ path: join(dir, "orch.db"), transformers: () => marked });
+    await storage.create(key("kept", SECRETS), obj("kept"));
+    await storage.create(key("lost", SECRETS), obj("lost"));
+    const i = informer(storage, { resources: [SECRETS] });
+    const seen = record(i);
+    await i.waitForSync();
+    expect(seen).toEqual(["add kept 1"]);
+    await storage.create(key("later", SECRETS), obj("later"));
+    expect(seen).toEqual(["add kept 1", "add later 3"]);
   });
 });
