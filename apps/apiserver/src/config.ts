@@ -1,5 +1,6 @@
 // The apiserver's settings, all from the environment of the contract (see README "Configuration").
 import { type NamingProfile, profileFromEnv } from "@orch/api";
+import { type BusConnection, busConnectionFromEnv } from "@orch/bus-access";
 import { resolve } from "node:path";
 import { type FlowControlConfig, flowControlDefaults } from "./flow-control/priority-levels.js";
 
@@ -7,7 +8,13 @@ export interface ApiserverConfig {
   dataDir: string;
   port: number;
   bind: string;
-  natsUrl: string | undefined;
+  /** The event bus (ORCH_NATS_URL and its credential files); no events published when absent. */
+  bus: BusConnection | undefined;
+  /**
+   * ORCH_NATS_AUTHORIZATION_FILE: where to keep the NATS server's `authorization` block, derived from
+   * RBAC (docs/security.md); the NATS server includes it and reloads it when it changes.
+   */
+  busAuthorizationFile?: string;
   profile: NamingProfile;
   /** Static bearer tokens (`token,user,uid,"groups"` per line), from ORCH_TOKEN_FILE. */
   tokenFile?: string;
@@ -150,7 +157,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
     dataDir: resolve(env.ORCH_DATA_DIR || ".orch"),
     port: int(env.ORCH_PORT, 6443, "ORCH_PORT"),
     bind: env.ORCH_BIND || "127.0.0.1",
-    natsUrl: env.ORCH_NATS_URL || undefined,
+    bus: busConnectionFromEnv(env),
+    ...(env.ORCH_NATS_AUTHORIZATION_FILE ? { busAuthorizationFile: resolve(env.ORCH_NATS_AUTHORIZATION_FILE) } : {}),
     profile: profileFromEnv(env),
     tokenFile: env.ORCH_TOKEN_FILE ? resolve(env.ORCH_TOKEN_FILE) : undefined,
     history: {

@@ -26,8 +26,17 @@ import type { TLSSocket } from "node:tls";
 import { join } from "node:path";
 import { type ApiserverConfig, serviceAccountDefaults } from "./config.js";
 import { setUpAuthentication } from "./authn/authentication.js";
-import { ensureControllerCredentials, ensurePki, kubeconfig } from "./bootstrap/pki.js";
+import {
+  ADMIN_IDENTITY,
+  EVENT_RELAY_USER,
+  ensureBusCredentials,
+  ensureControllerCredentials,
+  ensurePki,
+  kubeconfig,
+} from "./bootstrap/pki.js";
 import { CONTROLLER_APPS, controllerUser, ensureBootstrapPolicy } from "./authz/bootstrap-policy.js";
+import { natsConnectOptions } from "@orch/bus-access";
+import { BusAuthorizationWriter } from "./controllers/bus-authorization.js";
 import { ClusterRoleAggregator } from "./controllers/cluster-role-aggregation.js";
 import { RbacAuthorizer } from "./authz/rbac-authorizer.js";
 import { createApp } from "./http/app.js";
@@ -81,6 +90,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   const hosts = [...new Set(["localhost", "127.0.0.1", config.bind])].filter((h) => h !== "0.0.0.0" && h !== "::");
   const pki = await ensurePki(config.dataDir, hosts);
   const controllerCredentials = await ensureControllerCredentials(config.dataDir, pki, CONTROLLER_APPS, controllerUser);
+  await ensureBusCredentials(config.dataDir, pki, hosts);
   // Service account signing keys live beside the CA: `pki/sa-<n>.key`, the newest signing.
   const serviceAccountKeys = await ensureKeySet(join(config.dataDir, "pki"));
   // Secrets are encrypted at rest: with the configured file, else with one written here on first start.
@@ -192,7 +202,22 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   const namespaceFinalizer = new NamespaceFinalizer(storage, registry, storeFor, systemContext, log.child("namespace-finalizer"));
   const garbageCollector = new GarbageCollector(storage, registry, storeFor, systemContext, log.child("garbage-collector"));
   // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
-  const relay = config.natsUrl ? EventRelay.start(storage, config.natsUrl, { ...config.events, log: log.child("event-relay") }) : undefined;
+  const relay = config.bus
+    ? EventRelay.start(storage, natsConnectOptions(config.bus, "orch-apiserver-relay"), { ...config.events, log: log.child("event-relay") })
+    : undefined;
+  // Who may read which events on the bus, from RBAC; written before the apiserver reports ready, so
+  // that the NATS server started next finds it.
+  const busAuthorization = config.busAuthorizationFile
+    ? new BusAuthorizationWriter(
+        storage,
+        authorizer.storageResources(),
+        authorizer,
+        config.busAuthorizationFile,
+        { publisher: { commonName: EVENT_RELAY_USER }, admin: ADMIN_IDENTITY },
+        log.child("bus-authorization"),
+      )
+    : undefined;
+  await busAuthorization?.write();
   if (relay) metrics.reportRelay(() => relay.progress());
   const compactor = setInterval(() => {
     // Compaction keeps what the relay has not published yet; without a relay nothing waits for it.
@@ -226,7 +251,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     async close() {
       ready = false;
       clearInterval(compactor);
-      await Promise.all([namespaceFinalizer.stop(), garbageCollector.stop(), aggregator.stop()]);
+      await Promise.all([namespaceFinalizer.stop(), garbageCollector.stop(), aggregator.stop(), busAuthorization?.stop()]);
       authorizer.stop();
       customResources.stop();
       hub.close();

@@ -38,7 +38,7 @@ beforeAll(async () => {
     dataDir,
     port: 0,
     bind: "127.0.0.1",
-    natsUrl: undefined,
+    bus: undefined,
     profile: namingProfile("orch"),
     history: { maxRevisions: 100_000, maxAgeMs: 3_600_000, compactEveryMs: 60_000 },
     requestHeader: { clientCaFile: join(dataDir, "front-proxy-ca.crt"), allowedNames: ["front-proxy"] },

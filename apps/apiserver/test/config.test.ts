@@ -7,7 +7,7 @@ describe("configFromEnv", () => {
     const c = configFromEnv({});
     expect(c.port).toBe(6443);
     expect(c.bind).toBe("127.0.0.1");
-    expect(c.natsUrl).toBeUndefined();
+    expect(c.bus).toBeUndefined();
     expect(c.profile.name).toBe("orch");
     expect(c.events).toEqual({ maxMessages: 1_000_000, maxAgeMs: 86_400_000 });
   });

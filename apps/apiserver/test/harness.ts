@@ -253,7 +253,7 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
     dataDir,
     port: 0,
     bind: "127.0.0.1",
-    natsUrl: undefined,
+    bus: undefined,
     profile: namingProfile("orch"),
     history: { maxRevisions: 100_000, maxAgeMs: 3_600_000, compactEveryMs: 60_000, ...options.history },
     ...(options.tokens ? { tokenFile: join(dataDir, "tokens.csv") } : {}),

@@ -6,6 +6,7 @@
 //     app.runController({ name: "csr-approver", sources: [csrs], reconciler: ... });
 //   }});
 import { type NamingProfile, profileFromEnv } from "@orch/api";
+import { busConnectionFromEnv, natsConnectOptions } from "@orch/bus-access";
 import { ApiClient, Informer, type InformerOptions, type KubeObject, type ResourceRef, loadKubeconfig } from "@orch/client";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -76,7 +77,9 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
   const log = options.log ?? createLogger(options.name);
   const exit = options.exit ?? ((code: number) => process.exit(code));
   const profile = profileFromEnv(env);
-  const natsUrl = env.ORCH_NATS_URL || undefined;
+  const bus = busConnectionFromEnv(env);
+  const natsUrl = bus?.servers;
+  const natsOptions = bus ? { connectOptions: natsConnectOptions(bus, options.name) } : undefined;
   const client = new ApiClient(loadKubeconfig(kubeconfigPath(env, options.name), env), { userAgent: options.name });
 
   const work = new AbortController();
@@ -104,7 +107,7 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
           onError: (e) => log.error(`informer ${ref.plural}`, e),
           ...informerOptions,
           ref,
-          ...(natsUrl ? { nats: { servers: natsUrl } } : {}),
+          ...(natsOptions ? { nats: natsOptions } : {}),
         });
         informers.set(key, informer);
       }

@@ -4,7 +4,17 @@
 // watermark after the acks.
 import { type Logger, createLogger } from "@orch/log";
 import type { Change, Storage } from "@orch/storage";
-import { Events, type JetStreamClient, type NatsConnection, RetentionPolicy, type StreamConfig, StorageType, connect, headers } from "nats";
+import {
+  type ConnectionOptions,
+  Events,
+  type JetStreamClient,
+  type NatsConnection,
+  RetentionPolicy,
+  type StreamConfig,
+  StorageType,
+  connect,
+  headers,
+} from "nats";
 import {
   COMMITTED_AT_HEADER,
   EVENTS_PREFIX,
@@ -99,7 +109,7 @@ export class EventRelay {
 
   private constructor(
     private readonly storage: Storage,
-    url: string,
+    nats: string | ConnectionOptions,
     options: RelayOptions,
   ) {
     this.streamConfig = {
@@ -120,7 +130,7 @@ export class EventRelay {
     this.timer = setInterval(() => this.kick(), 1000);
     this.timer.unref();
     const streamReady = new Promise<void>((resolve) => (this.streamReady = resolve));
-    const connected = this.connect(url);
+    const connected = this.connect(typeof nats === "string" ? { servers: nats } : nats);
     const log = options.log ?? createLogger("event-relay");
     connected.catch((e) => log.error("cannot connect to NATS", e));
     this.ready = connected.then(() => streamReady);
@@ -128,17 +138,18 @@ export class EventRelay {
 
   /**
    * Starts relaying. It does not wait for NATS: the apiserver serves writes while NATS is away, and the
-   * backlog is published once it is reachable. Await `ready` to know it is.
+   * backlog is published once it is reachable. Await `ready` to know it is. `nats` is a server URL, or
+   * connection options with credentials.
    */
-  static start(storage: Storage, url: string, options: RelayOptions = {}): EventRelay {
-    return new EventRelay(storage, url, options);
+  static start(storage: Storage, nats: string | ConnectionOptions, options: RelayOptions = {}): EventRelay {
+    return new EventRelay(storage, nats, options);
   }
 
-  private async connect(url: string): Promise<void> {
+  private async connect(nats: ConnectionOptions): Promise<void> {
     this.epoch = await this.storage.epoch();
     const nc = await connect({
-      servers: url,
       name: "orch-apiserver-relay",
+      ...nats,
       waitOnFirstConnect: true,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,

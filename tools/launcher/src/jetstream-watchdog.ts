@@ -3,7 +3,7 @@
 // back, and the server ignores SIGTERM). The relay and the informers cannot repair that from outside,
 // so when JetStream stays silent the launcher restarts the server; its store is kept, and the relay
 // and the informers carry on from where they were.
-import { Events, connect } from "nats";
+import { type ConnectionOptions, Events, connect } from "nats";
 
 export interface WatchdogOptions {
   /** How often JetStream is asked (default 5 s). */
@@ -19,9 +19,14 @@ export interface JetStreamWatchdog {
 }
 
 /** Calls `stuck` each time JetStream has not answered `silences` checks in a row while the server was reachable. */
-export async function watchJetStream(url: string, stuck: () => void, options: WatchdogOptions = {}): Promise<JetStreamWatchdog> {
+export async function watchJetStream(
+  nats: string | ConnectionOptions,
+  stuck: () => void,
+  options: WatchdogOptions = {},
+): Promise<JetStreamWatchdog> {
   const { checkEveryMs = 5_000, answerWithinMs = 2_000, silences: limit = 3 } = options;
-  const nc = await connect({ servers: url, name: "orch-launcher-watchdog", maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  const server = typeof nats === "string" ? { servers: nats } : nats;
+  const nc = await connect({ name: "orch-launcher-watchdog", ...server, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
   let connected = true;
   void (async () => {
     for await (const status of nc.status()) {

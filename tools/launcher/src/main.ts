@@ -3,9 +3,13 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, rm } from "node:fs/promises";
-import { createServer, connect } from "node:net";
-import { dirname, join, resolve } from "node:path";
+import { createServer } from "node:net";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { busConnectionFromEnv, natsConnectOptions } from "@orch/bus-access";
+import { EVENTS_STREAM } from "@orch/events";
+import { type ConnectionOptions, connect as connectNats } from "nats";
+import { followBusAuthorization } from "./bus-authorization.js";
 import { watchJetStream } from "./jetstream-watchdog.js";
 import { Supervised } from "./supervisor.js";
 
@@ -32,13 +36,6 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ti
   }
 }
 
-const accepts = (port: number) =>
-  new Promise<boolean>((res) => {
-    const s = connect(port, "127.0.0.1");
-    s.once("connect", () => (s.destroy(), res(true)));
-    s.once("error", () => res(false));
-  });
-
 function findNatsServer(): string {
   for (const dir of [...(process.env.PATH ?? "").split(":"), "/usr/sbin", "/usr/local/bin"]) {
     const candidate = join(dir, "nats-server");
@@ -62,6 +59,23 @@ async function reapEarlierRun(pidFile: string, program: string): Promise<void> {
   log(`[launcher] stopping ${program} (pid ${pid}) left running by an earlier launcher`);
   process.kill(pid, "SIGKILL");
   await waitFor(() => !running(), `${program} of an earlier run to exit`, 5_000);
+}
+
+async function waitForEventStream(bus: ConnectionOptions): Promise<void> {
+  const nc = await connectNats({ ...bus, name: "orch-launcher" });
+  try {
+    const jsm = await nc.jetstreamManager({ checkAPI: false, timeout: 2_000 });
+    await waitFor(
+      () =>
+        jsm.streams.info(EVENTS_STREAM).then(
+          () => true,
+          () => false,
+        ),
+      "the event stream",
+    );
+  } finally {
+    await nc.close();
+  }
 }
 
 /** Controller apps: every app with a built entry point, apart from the apiserver. */
@@ -98,53 +112,98 @@ async function main(): Promise<void> {
   const parent = process.ppid;
   setInterval(() => process.ppid !== parent && void stopAll(0), 1000).unref();
 
-  if (!env.ORCH_NATS_URL) {
-    const port = await freePort();
-    // Room for the largest object the apiserver accepts (3 MiB) in one event; larger ones would be sent
-    // as their identity only (see libs/event-relay busEnvelope).
-    const config = join(dataDir, "nats.conf");
-    writeFileSync(config, "max_payload: 4MB\n");
+  // The event bus: the launcher's own nats-server unless ORCH_NATS_URL names one. Ours takes only TLS
+  // clients with a certificate from the cluster CA, each mapped to its user and to what RBAC lets that
+  // user watch (docs/security.md). The apiserver makes the certificates and the authorization file, so
+  // it starts first; its relay connects once NATS is up.
+  const pki = join(dataDir, "pki");
+  const ownBus = !env.ORCH_NATS_URL;
+  const busAuthorizationFile = join(dataDir, "nats-authorization.conf");
+  const natsPort = ownBus ? await freePort() : 0;
+  const busCredentials = (cert: string): NodeJS.ProcessEnv =>
+    ownBus ? { ORCH_NATS_CA_FILE: join(pki, "ca.crt"), ORCH_NATS_CERT_FILE: `${cert}.crt`, ORCH_NATS_KEY_FILE: `${cert}.key` } : {};
+  if (ownBus) {
+    env.ORCH_NATS_URL = `tls://127.0.0.1:${natsPort}`;
     // A nats-server of an earlier run that outlived its launcher (where no parent-death signal exists)
     // still holds the store: it goes first.
-    const pidFile = join(dataDir, "nats.pid");
-    await reapEarlierRun(pidFile, "nats-server");
-    const nats = new Supervised(
-      {
-        name: "nats",
-        command: findNatsServer(),
-        args: ["-c", config, "-a", "127.0.0.1", "-p", String(port), "-js", "-sd", join(dataDir, "nats"), "-P", pidFile],
-        env,
-        // nats-server's banner is noise here; its warnings and errors are not.
-        show: (line) => !line.includes("[INF]"),
-      },
-      log,
-    );
-    children.push(nats);
-    nats.start();
-    env.ORCH_NATS_URL = `nats://127.0.0.1:${port}`;
-    await waitFor(() => accepts(port), "nats-server");
-    log(`[launcher] nats-server listening on ${env.ORCH_NATS_URL}`);
-    const watchdog = await watchJetStream(env.ORCH_NATS_URL, () => nats.restart("JetStream stopped answering"));
-    stoppers.push(() => watchdog.stop());
+    await reapEarlierRun(join(dataDir, "nats.pid"), "nats-server");
   }
 
   // The kubeconfig appears when the apiserver is ready; a stale one must not be mistaken for that.
   const kubeconfig = join(dataDir, "kubeconfig");
   await rm(kubeconfig, { force: true });
+  const apiserverEnv = {
+    ...env,
+    ...busCredentials(join(pki, "event-relay")),
+    ...(ownBus ? { ORCH_NATS_AUTHORIZATION_FILE: busAuthorizationFile } : {}),
+  };
   const apiserver = new Supervised(
-    { name: "apiserver", command: process.execPath, args: [join(root, "apps", "apiserver", "dist", "main.mjs")], env },
+    { name: "apiserver", command: process.execPath, args: [join(root, "apps", "apiserver", "dist", "main.mjs")], env: apiserverEnv },
     log,
   );
   children.push(apiserver);
   apiserver.start();
   await waitFor(() => existsSync(kubeconfig), "the apiserver");
 
+  if (ownBus) {
+    const config = join(dataDir, "nats.conf");
+    const path = (name: string) => JSON.stringify(join(pki, name));
+    writeFileSync(
+      config,
+      [
+        // Room for the largest object the apiserver accepts (3 MiB) in one event; larger ones are sent
+        // as their identity only (see libs/event-relay busEnvelope).
+        "max_payload: 4MB",
+        // Everything in the file, nothing by flag: a reload (below) resets what the file does not say,
+        // and nats-server 2.9 then turns JetStream off.
+        `host: "127.0.0.1", port: ${natsPort}, pid_file: ${JSON.stringify(join(dataDir, "nats.pid"))}`,
+        `jetstream { store_dir: ${JSON.stringify(join(dataDir, "nats"))} }`,
+        `tls { cert_file: ${path("nats-server.crt")}, key_file: ${path("nats-server.key")}, ca_file: ${path("ca.crt")}, verify_and_map: true, timeout: 2 }`,
+        `include ${JSON.stringify(basename(busAuthorizationFile))}`,
+        "",
+      ].join("\n"),
+    );
+    const nats = new Supervised(
+      {
+        name: "nats",
+        command: findNatsServer(),
+        args: ["-c", config],
+        env,
+        // nats-server's banner is noise here; its warnings and errors are not, but for one: nats-server
+        // 2.9 warns of each certificate-mapped client at a reload, and drops it (it reconnects at once).
+        show: (line) => !line.includes("[INF]") && !line.includes("but user required from cert"),
+      },
+      log,
+    );
+    // Stopped last, after the controllers and the apiserver.
+    children.unshift(nats);
+    const natsReady = nats.waitForLine((line) => line.includes("Server is ready"), 30_000);
+    nats.start();
+    await natsReady;
+    log(`[launcher] nats-server listening on ${env.ORCH_NATS_URL}`);
+    const launcherBus = natsConnectOptions(busConnectionFromEnv({ ...env, ...busCredentials(join(pki, "event-relay")) })!, "orch-launcher");
+    const watchdog = await watchJetStream(launcherBus, () => nats.restart("JetStream stopped answering"));
+    const follower = followBusAuthorization(busAuthorizationFile, nats, launcherBus, log);
+    stoppers.push(
+      async () => follower.stop(),
+      () => watchdog.stop(),
+    );
+    // Informers need the event stream, which the relay creates once it is connected.
+    await waitForEventStream(launcherBus);
+  }
+
   // Each controller finds its own identity in the data directory (controllers/<app>.kubeconfig); a
   // KUBECONFIG of the user's environment would send it to another cluster, or as another user.
   const { KUBECONFIG: _userKubeconfig, ...controllerEnv } = env;
   for (const name of controllerApps()) {
+    // An app without a bus identity of its own (one the apiserver does not know) watches over HTTPS.
+    const identity = join(pki, "controllers", name);
+    const childEnv =
+      ownBus && !existsSync(`${identity}.crt`)
+        ? { ...controllerEnv, ORCH_NATS_URL: "" }
+        : { ...controllerEnv, ...busCredentials(identity) };
     const child = new Supervised(
-      { name, command: process.execPath, args: [join(root, "apps", name, "dist", "main.mjs")], env: controllerEnv },
+      { name, command: process.execPath, args: [join(root, "apps", name, "dist", "main.mjs")], env: childEnv },
       log,
     );
     children.push(child);

@@ -31,6 +31,7 @@ export class Supervised {
   private stopping = false;
   private backoffMs = 500;
   private restartTimer: NodeJS.Timeout | undefined;
+  private readonly lineWaiters = new Set<(line: string) => void>();
 
   constructor(
     private readonly spec: ChildSpec,
@@ -53,6 +54,7 @@ export class Supervised {
     const prefix = `[${this.spec.name}]`;
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream! }).on("line", (line) => {
+        for (const waiter of this.lineWaiters) waiter(line);
         if (this.spec.show && !this.spec.show(line)) return;
         // The processes log JSON lines that name their source; they are printed as text.
         const text = formatLine(line);
@@ -78,6 +80,30 @@ export class Supervised {
     child.kill("SIGTERM");
     const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
     child.once("exit", () => clearTimeout(timer));
+  }
+
+  /** Resolves when the child prints a line `match` accepts; rejects after `timeoutMs`. */
+  waitForLine(match: (line: string) => boolean, timeoutMs: number): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const waiter = (line: string) => match(line) && finish();
+      const timer = setTimeout(() => finish(new Error(`${this.spec.name}: no sign within ${timeoutMs} ms`)), timeoutMs);
+      const finish = (error?: Error) => {
+        clearTimeout(timer);
+        this.lineWaiters.delete(waiter);
+        if (error) reject(error);
+        else resolve();
+      };
+      this.lineWaiters.add(waiter);
+    });
+  }
+
+  /** Sends `signal` to the running child and resolves once it prints a line `done` accepts (e.g. that it reloaded). */
+  signalAndWait(signal: NodeJS.Signals, done: (line: string) => boolean, timeoutMs = 5_000): Promise<void> {
+    const child = this.child;
+    if (!child) return Promise.reject(new Error(`${this.spec.name} is not running`));
+    const answered = this.waitForLine(done, timeoutMs);
+    child.kill(signal);
+    return answered;
   }
 
   get pid(): number | undefined {

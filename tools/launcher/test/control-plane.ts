@@ -1,6 +1,8 @@
 // Starts the control plane exactly as the README says (`node tools/launcher/dist/main.mjs`, which
 // `npm start` runs after building) in a fresh data directory, and drives the real kubectl against it.
+import { natsConnectOptions } from "@orch/bus-access";
 import { freePort } from "@orch/testing";
+import type { ConnectionOptions } from "nats";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,6 +13,8 @@ const root = resolve(import.meta.dirname, "..", "..", "..");
 export interface ControlPlane {
   dataDir: string;
   kubeconfig: string;
+  /** The launcher's nats-server (`tls://…`), when it started one. */
+  natsUrl: string | undefined;
   output: string[];
   launcher: ChildProcess;
   kubectl(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
@@ -45,6 +49,7 @@ export async function startControlPlane(env: NodeJS.ProcessEnv = {}, options: { 
   return {
     dataDir,
     kubeconfig,
+    natsUrl: /nats-server listening on (\S+)/.exec(output.join("\n"))?.[1],
     output,
     launcher,
     kubectl: (...args) =>
@@ -88,4 +93,16 @@ current-context: orch
 `,
   );
   return path;
+}
+
+/**
+ * Options to connect to the control plane's NATS with one of the certificates in its `pki` directory
+ * ("admin", "event-relay", "controllers/csr-signer"), or with any other certificate and key files.
+ */
+export function busAs(cp: ControlPlane, identity: string | { certFile: string; keyFile: string }): ConnectionOptions {
+  const files =
+    typeof identity === "string"
+      ? { certFile: join(cp.dataDir, "pki", `${identity}.crt`), keyFile: join(cp.dataDir, "pki", `${identity}.key`) }
+      : identity;
+  return natsConnectOptions({ servers: cp.natsUrl!, caFile: join(cp.dataDir, "pki", "ca.crt"), ...files }, "orch-test");
 }

@@ -9,9 +9,9 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeSync, openSync, closeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connect } from "nats";
+import { type ConnectionOptions, connect } from "nats";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type ControlPlane, startControlPlane } from "./control-plane.js";
+import { type ControlPlane, busAs, startControlPlane } from "./control-plane.js";
 
 const dataDir = mkdtempSync(join(tmpdir(), "orch-full-disk-"));
 const store = join(dataDir, "nats");
@@ -44,8 +44,8 @@ const secrets = { group: "", version: "v1", plural: "secrets", namespaced: true 
 const waitFor = (what: string, check: () => boolean, timeoutMs: number) => eventually(what, check, { timeoutMs, intervalMs: 100 });
 
 /** Resolves once JetStream fails to store a message (an error or no answer within a second). */
-async function jetStreamRefuses(url: string): Promise<void> {
-  const nc = await connect({ servers: url });
+async function jetStreamRefuses(bus: ConnectionOptions): Promise<void> {
+  const nc = await connect(bus);
   try {
     const js = nc.jetstream({ timeout: 1_000 });
     await eventually(
@@ -81,13 +81,12 @@ it.skipIf(!mounted)(
   "an informer on NATS gets every object through a full disk under JetStream, and events again after it",
   async () => {
     const control = cp!;
-    const natsUrl = /nats-server listening on (\S+)/.exec(control.output.join("\n"))![1]!;
     client = ApiClient.fromKubeconfig(control.kubeconfig);
     expect((await control.kubectl("create", "namespace", "disk")).code).toBe(0);
     informer = new Informer<KubeObject>(client, {
       ref: secrets,
       namespace: "disk",
-      nats: { servers: natsUrl, fetchExpiresMs: 1000 },
+      nats: { connectOptions: busAs(control, "admin"), fetchExpiresMs: 1000 },
       onError: () => undefined,
     });
     informer.start();
@@ -110,7 +109,7 @@ it.skipIf(!mounted)(
     await create(20, 60);
     // The disk stays full until JetStream has met it: a message of the test's own (on a subject no
     // informer follows) is refused or unanswered, as the relay's are.
-    await jetStreamRefuses(natsUrl);
+    await jetStreamRefuses(busAs(control, "event-relay"));
     rmSync(filler);
 
     await waitFor("every object after the disk had room again", () => informer!.list().length === 60, 90_000);

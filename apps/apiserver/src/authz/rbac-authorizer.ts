@@ -52,6 +52,11 @@ export class RbacAuthorizer implements Authorizer {
     this.informer.stop();
   }
 
+  /** The storage resources of roles and bindings (what the index follows). */
+  storageResources(): string[] {
+    return Object.keys(this.resources);
+  }
+
   /** Every ClusterRole, as last committed. */
   allClusterRoles(): RoleObject[] {
     return [...this.clusterRoles.values()];
@@ -59,6 +64,19 @@ export class RbacAuthorizer implements Authorizer {
 
   clusterRole(name: string): RoleObject | undefined {
     return this.clusterRoles.get(name);
+  }
+
+  /** The users (subjects of kind User) that some binding names. */
+  boundUsers(): Set<string> {
+    const users = new Set<string>();
+    const bindings = [...this.clusterRoleBindings.values(), ...[...this.roleBindings.values()].flatMap((m) => [...m.values()])];
+    for (const binding of bindings) for (const s of binding.subjects ?? []) if (s.kind === "User") users.add(s.name);
+    return users;
+  }
+
+  /** Namespaces that hold role bindings: the only ones where a user may have rights beyond the cluster-wide. */
+  bindingNamespaces(): string[] {
+    return [...this.roleBindings].filter(([, bindings]) => bindings.size > 0).map(([namespace]) => namespace);
   }
 
   private put(resource: string, obj: ObjectHeader): void {

@@ -15,6 +15,9 @@ export interface ClusterPki {
   adminKeyPem: string;
 }
 
+/** The admin credential's subject: a member of system:masters. */
+export const ADMIN_IDENTITY = { commonName: "orch-admin", organizations: ["system:masters"] };
+
 const TEN_YEARS = 10 * 365 * 24 * 3600;
 const ONE_YEAR = 365 * 24 * 3600;
 
@@ -34,13 +37,17 @@ async function ensurePair(
   return { certPem, keyPem: keyPem! };
 }
 
+function splitHosts(hostnames: string[]): { ips: string[]; dns: string[] } {
+  const ips = hostnames.filter((h) => /^[\d.]+$|:/.test(h));
+  return { ips, dns: hostnames.filter((h) => !ips.includes(h)) };
+}
+
 export async function ensurePki(dataDir: string, hostnames: string[]): Promise<ClusterPki> {
   const dir = join(dataDir, "pki");
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const ca = await ensurePair(dir, "ca", () => createCA({ commonName: "orch-ca", validityDays: TEN_YEARS / 86400 }));
   const caKey = { certPem: ca.certPem, keyPem: ca.keyPem };
-  const ips = hostnames.filter((h) => /^[\d.]+$|:/.test(h));
-  const dns = hostnames.filter((h) => !ips.includes(h));
+  const { ips, dns } = splitHosts(hostnames);
   const server = await ensurePair(dir, "apiserver", () =>
     issueCertificate({
       ca: caKey,
@@ -54,7 +61,7 @@ export async function ensurePki(dataDir: string, hostnames: string[]): Promise<C
   const admin = await ensurePair(dir, "admin", () =>
     issueCertificate({
       ca: caKey,
-      subject: { commonName: "orch-admin", organizations: ["system:masters"] },
+      subject: ADMIN_IDENTITY,
       usages: ["digital signature", "key encipherment", "client auth"],
       validitySeconds: ONE_YEAR,
     }),
@@ -67,6 +74,38 @@ export async function ensurePki(dataDir: string, hostnames: string[]): Promise<C
     adminCertPem: admin.certPem,
     adminKeyPem: admin.keyPem,
   };
+}
+
+/** The common name of the apiserver's own identity on the event bus (the only publisher). */
+export const EVENT_RELAY_USER = "system:orch:event-relay";
+
+/**
+ * The event bus's certificates, from the cluster CA: the NATS server's serving certificate
+ * (`pki/nats-server.*`, for the hosts the apiserver serves) and the relay's client certificate
+ * (`pki/event-relay.*`), which the NATS server maps to the publishing user.
+ */
+export async function ensureBusCredentials(dataDir: string, pki: ClusterPki, hostnames: string[]): Promise<void> {
+  const dir = join(dataDir, "pki");
+  const ca = { certPem: pki.caPem, keyPem: pki.caKeyPem };
+  const { ips, dns } = splitHosts(hostnames);
+  await ensurePair(dir, "nats-server", () =>
+    issueCertificate({
+      ca,
+      subject: { commonName: "orch-nats" },
+      dnsNames: dns,
+      ipAddresses: ips,
+      usages: ["digital signature", "key encipherment", "server auth"],
+      validitySeconds: ONE_YEAR,
+    }),
+  );
+  await ensurePair(dir, "event-relay", () =>
+    issueCertificate({
+      ca,
+      subject: { commonName: EVENT_RELAY_USER },
+      usages: ["digital signature", "key encipherment", "client auth"],
+      validitySeconds: ONE_YEAR,
+    }),
+  );
 }
 
 /** A client credential: certificate and key, PEM. */

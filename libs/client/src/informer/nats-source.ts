@@ -47,6 +47,7 @@ import {
   ReplayPolicy,
   connect,
   nanos,
+  nuid,
 } from "nats";
 import type { KubeObject } from "../types.js";
 import type { EventSource, InformerOptions, InformerSink, NatsOptions } from "./source.js";
@@ -147,8 +148,9 @@ export class NatsEventSource<T extends KubeObject> implements EventSource<T> {
 
   private connect(): Promise<NatsConnection> {
     return connect({
-      servers: this.nats.servers,
       name: "orch-informer",
+      ...this.nats.connectOptions,
+      ...(this.nats.servers ? { servers: this.nats.servers } : {}),
       waitOnFirstConnect: true,
       maxReconnectAttempts: -1,
       reconnectTimeWait: 250,
@@ -172,6 +174,10 @@ export class NatsEventSource<T extends KubeObject> implements EventSource<T> {
 
   private async createConsumer(jsm: JetStreamManager, startSeq: number): Promise<string> {
     const info = await jsm.consumers.add(this.stream, {
+      // Named, so that the create request's subject carries the filter: the NATS server's permissions
+      // then decide which consumers this identity may have (see @orch/bus-access). The name is random:
+      // it is what lets its creator pull from it.
+      name: nuid.next(),
       filter_subject: this.subject,
       deliver_policy: DeliverPolicy.StartSequence,
       opt_start_seq: Math.max(1, startSeq),
@@ -345,7 +351,8 @@ function isMissing(e: unknown, what?: "stream" | "consumer"): boolean {
   const code = err.api_error?.err_code;
   if (what === "stream") return code === 10059 || err.message === "stream not found";
   if (what === "consumer") return code === 10014 || err.message === "consumer not found";
-  return code === 10014 || code === 10059 || err.api_error?.code === 404 || /not found/.test(err.message ?? "");
+  // "consumer deleted": a pull that was waiting when the consumer was removed (see @orch/bus-access).
+  return code === 10014 || code === 10059 || err.api_error?.code === 404 || /not found|consumer deleted/.test(err.message ?? "");
 }
 
 /** Waits for `promise` at most `ms`, ignoring its outcome. */

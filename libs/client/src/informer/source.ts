@@ -1,11 +1,13 @@
 // What an informer and its event sources share: the informer's options, the sink a source drives
 // (the informer's cache) and the source contract. Sources: nats-source.ts and http-source.ts.
-import type { NatsConnection } from "nats";
+import type { ConnectionOptions, NatsConnection } from "nats";
 import type { KubeObject, ResourceRef } from "../types.js";
 
 export interface NatsOptions {
   /** Servers to connect to; the informer owns that connection. */
   servers?: string | string[];
+  /** Credentials and the inbox prefix for that connection (see @orch/bus-access `natsConnectOptions`). */
+  connectOptions?: ConnectionOptions;
   /** Or a connection the caller owns (shared by a process's informers; not closed by stop()). */
   connection?: NatsConnection;
   /** The JetStream stream, default `ORCH_EVENTS`. */
