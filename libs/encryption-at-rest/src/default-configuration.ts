@@ -3,7 +3,7 @@
 // That protects a copied database file (a backup, a disk image, a support bundle), not a copied data
 // directory: docs/encryption-at-rest.md says what it does and does not protect against.
 import { randomBytes } from "node:crypto";
-import { access, rename, writeFile } from "node:fs/promises";
+import { access, chmod, rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 
 export const DEFAULT_CONFIGURATION_FILE = "encryption-config.yaml";
@@ -32,7 +32,11 @@ export async function ensureDefaultEncryptionConfiguration(dataDir: string): Pro
     () => true,
     () => false,
   );
-  if (exists) return path;
+  if (exists) {
+    // The key is as sensitive as the CA's: closed again if someone opened it, as the database is.
+    await chmod(path, 0o600);
+    return path;
+  }
   // Written whole, then renamed: a crash never leaves a half file that would lock the Secrets away.
   await writeFile(`${path}.tmp`, defaultConfiguration(randomBytes(32).toString("base64")), { mode: 0o600 });
   await rename(`${path}.tmp`, path);

@@ -1,7 +1,7 @@
 import { SqliteStorage, UnreadableValueError } from "@orch/storage";
 import Database from "better-sqlite3";
 import { createCipheriv, randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
@@ -277,8 +277,10 @@ describe("the default configuration and the storage engine", () => {
     const [aescbc, identity] = config.resources![0]!.providers!;
     expect(Buffer.from(aescbc!.aescbc!.keys![0]!.secret, "base64")).toHaveLength(32);
     expect(identity!.identity).toEqual({});
+    chmodSync(path, 0o644);
     expect(await ensureDefaultEncryptionConfiguration(dir)).toBe(path);
     expect(readFileSync(path, "utf8")).toBe(text);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
   });
 
   it("the engine stores Kubernetes' bytes as a BLOB and every read path gives back JSON", async () => {
