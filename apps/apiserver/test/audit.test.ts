@@ -1,6 +1,8 @@
 // Audit logging end to end: a real apiserver with an audit policy and log file, driven by kubectl and by
 // the test client, and the audit.k8s.io/v1 events it writes read back from the file.
 import type { AuditEvent } from "@orch/audit";
+import { createAdaptorServer } from "@hono/node-server";
+import { Auditor, type AuditSink, parsePolicy } from "@orch/audit";
 import { createLogger } from "@orch/log";
 import { eventually } from "@orch/testing";
 import { execFile } from "node:child_process";
@@ -8,10 +10,14 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { AddressInfo } from "node:net";
 import { promisify } from "node:util";
+import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { configFromEnv } from "../src/config.js";
-import { auditorFromConfig } from "../src/http/audit.js";
+import { audit, auditID, auditorFromConfig } from "../src/http/audit.js";
+import type { Env } from "../src/http/filters.js";
+import { respondError } from "../src/http/respond.js";
 import { startApiserver } from "../src/server.js";
 import { type TestServer, freshNamespace, testLog, useTestServer } from "./harness.js";
 
@@ -275,5 +281,44 @@ describe("audit settings", () => {
     ]);
     await writeFile(policyFile, "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: []\n");
     await expect(auditorFromConfig({ policyFile, maxSizeMB: 0, maxBackups: 0 }, log)).rejects.toThrow("loaded illegal policy with 0 rules");
+  });
+});
+
+describe("audit of a failure nobody foresaw", () => {
+  it("records it at Panic, in place of ResponseComplete, as Kubernetes records a panic", async () => {
+    const written: AuditEvent[] = [];
+    const sink: AuditSink = { write: (e) => void written.push(structuredClone(e)), close: async () => undefined };
+    const auditor = new Auditor(parsePolicy("apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: [{level: Metadata}]\n"), sink);
+    // The apiserver's filters and error handling around a handler that throws.
+    const app = new Hono<Env>();
+    const admin = { username: "admin", groups: ["system:masters"] };
+    app.use("*", auditID());
+    app.use("*", async (c, next) => {
+      c.set("authenticated", admin);
+      c.set("user", admin);
+      await next();
+    });
+    app.use("*", audit(auditor, testLog));
+    app.get("*", () => {
+      throw new TypeError("boom");
+    });
+    app.onError((e) => respondError(e));
+    const server = createAdaptorServer({ fetch: app.fetch });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const r = await fetch(`http://127.0.0.1:${port}/api/v1/namespaces/default/pods/web`, { headers: { "Audit-ID": "panic-1" } });
+      expect(r.status).toBe(500);
+      await eventually("the Panic event", () => written.some((e) => e.stage === "Panic"));
+      expect(written.map((e) => e.stage)).toEqual(["RequestReceived", "Panic"]);
+      expect(written[1]).toMatchObject({
+        auditID: "panic-1",
+        verb: "get",
+        objectRef: { resource: "pods", namespace: "default", name: "web" },
+        responseStatus: { metadata: {}, status: "Failure", reason: "InternalError", message: "APIServer panic'd: boom", code: 500 },
+      });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
