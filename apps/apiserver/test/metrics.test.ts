@@ -261,3 +261,33 @@ describe("the event relay's metrics (apiserver process with NATS)", () => {
     }
   }, 60_000);
 });
+
+describe("requests the apiserver cuts short", () => {
+  const short = useTestServer({ requestTimeoutMs: 500 });
+
+  it("counts a request past the deadline as a 504, a termination and an abort", async () => {
+    const list = secrets("LIST", "namespace");
+    const { dry_run: _dryRun, component: _component, ...aborted } = list;
+    const terminated = { ...aborted, component: "apiserver", code: "504" };
+    const before = await Scrape.of(short.api);
+    const { body } = await short.api.get(paths.secrets("default"));
+    // A list at a revision not yet committed waits for it, longer than the deadline (see request-deadline.test.ts).
+    const future = Number(body.metadata.resourceVersion) + 1000;
+    expect((await short.api.get(`${paths.secrets("default")}?resourceVersion=${future}&resourceVersionMatch=NotOlderThan`)).status).toBe(
+      504,
+    );
+
+    const after = await eventually("the 504 counted", async () => {
+      const scrape = await Scrape.of(short.api);
+      return scrape.value("apiserver_request_total", { ...list, code: "504" }) === 1 && scrape;
+    });
+    expect(
+      after.value("apiserver_request_terminations_total", terminated) - before.value("apiserver_request_terminations_total", terminated),
+    ).toBe(1);
+    expect(after.value("apiserver_request_aborts_total", aborted) - before.value("apiserver_request_aborts_total", aborted)).toBe(1);
+    // The list before it, answered in time, counts as a 200 only.
+    expect(
+      after.value("apiserver_request_total", { ...list, code: "200" }) - before.value("apiserver_request_total", { ...list, code: "200" }),
+    ).toBe(1);
+  });
+});
