@@ -204,6 +204,7 @@ export class RequestAudit {
       if (!ref.uid && typeof meta.uid === "string" && meta.uid) ref.uid = meta.uid;
       if (!ref.resourceVersion && typeof meta.resourceVersion === "string" && meta.resourceVersion)
         ref.resourceVersion = meta.resourceVersion;
+      this.event.objectRef = inGoOrder(ref);
     }
     if (!levelAtLeast(this.level, "Request")) return;
     this.event.requestObject = this.config.omitManagedFields ? withoutManagedFields(object) : object;
@@ -225,6 +226,24 @@ export class RequestAudit {
 }
 
 type Meta = Record<string, unknown>;
+
+const OBJECT_REFERENCE_FIELDS = [
+  "resource",
+  "namespace",
+  "name",
+  "uid",
+  "apiGroup",
+  "apiVersion",
+  "resourceVersion",
+  "subresource",
+] as const;
+
+/** The reference's fields in the order Go writes them, whatever order they were filled in. */
+function inGoOrder(ref: ObjectReference): ObjectReference {
+  const out: ObjectReference = {};
+  for (const field of OBJECT_REFERENCE_FIELDS) if (ref[field]) out[field] = ref[field];
+  return out;
+}
 
 function metadataOf(object: unknown): Meta | undefined {
   if (typeof object !== "object" || object === null) return undefined;

@@ -101,7 +101,9 @@ describe("RequestAudit", () => {
     const metadata = start({ level: "Metadata" });
     metadata.setRequestObject(body);
     metadata.setResponseObject(body);
-    expect(metadata.event.objectRef?.name).toBe("settings");
+    expect(JSON.stringify(metadata.event.objectRef)).toBe(
+      '{"resource":"configmaps","namespace":"default","name":"settings","apiVersion":"v1"}',
+    );
     expect(metadata.event.requestObject).toBeUndefined();
 
     const request = start({ level: "Request", omitManagedFields: true });
