@@ -88,7 +88,8 @@ export function valueTransformers(config: EncryptionConfiguration): ValueTransfo
   // Resolved once per storage resource: the engine asks on every read and write.
   const resolved = new Map<string, ValueTransformer | undefined>();
   return (storageResource) => {
-    if (resolved.has(storageResource)) return resolved.get(storageResource);
+    const known = resolved.get(storageResource);
+    if (known !== undefined || resolved.has(storageResource)) return known;
     // Storage resources are `<group|core>/<plural>`; the configuration names the core group "".
     const slash = storageResource.indexOf("/");
     const group = storageResource.slice(0, slash) === "core" ? "" : storageResource.slice(0, slash);
