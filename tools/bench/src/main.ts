@@ -12,6 +12,7 @@ import { authorizationLoad } from "./authorization.js";
 import { runBaselineServer } from "./baseline.js";
 import { eventRate, natsLatency } from "./events.js";
 import { type LoadResult, type Tls, percentile, pool, runLoad } from "./load.js";
+import { slowClientLatency } from "./slow-clients.js";
 import { tokenLoad } from "./tokens.js";
 import { watcherFanout } from "./watchers.js";
 
@@ -25,6 +26,8 @@ const N = {
   stored: quick ? 10_000 : 100_000,
   starts: quick ? 1 : 5,
   tokens: quick ? 2_000 : 20_000,
+  /** Connections left with half-sent request headers while gets are measured. */
+  slowClients: 500,
   /** Seconds of creates at 1,000/s for the NATS latency; creates for the events/s. */
   natsSeconds: quick ? 2 : 5,
   natsEvents: quick ? 3_000 : 20_000,
@@ -267,6 +270,7 @@ async function main(): Promise<void> {
   const fanoutBusy = await watcherFanout(api.origin, api.tls, p, N.watchers, N.fanoutEvents, 100, "fanout-100");
   const tokens = await tokenLoad(api.origin, api.tls, p, N.tokens, CONCURRENCY);
   const authz = await authorizationLoad(api.origin, api.tls, p, N.gets, CONCURRENCY, 100);
+  const slow = await slowClientLatency(api.origin, api.tls, p, "/api/v1/namespaces/default/serviceaccounts/sa-1", N.slowClients, N.gets / 10);
 
   const stored = 1000 + N.creates + N.list + N.watchEvents + 2 * N.fanoutEvents;
   await createNamespace(p, "bulk");
@@ -336,6 +340,11 @@ async function main(): Promise<void> {
       fmt(natsRate.backlog, 0),
       "",
     ],
+    [
+      `a get (4 clients) alone, and while ${slow.slow} slow connections hold half-sent headers`,
+      `p50 ${fmt(slow.alone.p50)} / p99 ${fmt(slow.alone.p99)} ms alone; p50 ${fmt(slow.besideSlow.p50)} / p99 ${fmt(slow.besideSlow.p99)} ms beside them`,
+      "",
+    ],
     ["service account tokens issued/s (TokenRequest)", rate(tokens.issued), ""],
     ["token reviews/s, a new token each (signature verified)", rate(tokens.reviewsFresh), ""],
     ["token reviews/s, one token again (signature remembered)", rate(tokens.reviewsSame), ""],
@@ -392,6 +401,8 @@ async function main(): Promise<void> {
     tokenErrors +
     authz.allowed.errors +
     authz.denied.errors +
+    slow.alone.errors +
+    slow.besideSlow.errors +
     base.creates.errors +
     base.gets.errors;
   if (errors > 0) console.log(`\n${errors} requests failed`);
