@@ -36,6 +36,9 @@ export interface RelayOptions {
 const BATCH = 500;
 const MAX_COMMIT_TIMES = 100_000;
 const PUBLISH_TIMEOUT_MS = 2000;
+/** Connection attempts (250 ms apart) before the first warning, and between two warnings. */
+const QUIET_CONNECT_ATTEMPTS = 8;
+const CONNECT_ATTEMPTS_PER_WARNING = 120;
 
 export function envelopeText(change: Change): string {
   return `{"type":"${change.type}","revision":${change.revision},"object":${change.value}}`;
@@ -130,8 +133,8 @@ export class EventRelay {
     this.timer = setInterval(() => this.kick(), 1000);
     this.timer.unref();
     const streamReady = new Promise<void>((resolve) => (this.streamReady = resolve));
-    const connected = this.connect(typeof nats === "string" ? { servers: nats } : nats);
     const log = options.log ?? createLogger("event-relay");
+    const connected = this.connect(typeof nats === "string" ? { servers: nats } : nats, log);
     connected.catch((e) => log.error("cannot connect to NATS", e));
     this.ready = connected.then(() => streamReady);
   }
@@ -145,15 +148,25 @@ export class EventRelay {
     return new EventRelay(storage, nats, options);
   }
 
-  private async connect(nats: ConnectionOptions): Promise<void> {
+  /**
+   * Connects, retrying until it succeeds or the relay stops. It says why while it cannot: a server that
+   * refuses the certificate would otherwise be retried in silence. (nats.js's own first-connect retry
+   * does not tell.) NATS starting a moment after the apiserver is normal, so the first failures are quiet.
+   */
+  private async connect(nats: ConnectionOptions, log: Logger): Promise<void> {
     this.epoch = await this.storage.epoch();
-    const nc = await connect({
-      name: "orch-apiserver-relay",
-      ...nats,
-      waitOnFirstConnect: true,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
-    });
+    let nc: NatsConnection | undefined;
+    for (let attempt = 1; !nc; attempt++) {
+      try {
+        nc = await connect({ name: "orch-apiserver-relay", timeout: 2_000, ...nats, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+      } catch (e) {
+        if (this.stopped) return;
+        if (attempt % CONNECT_ATTEMPTS_PER_WARNING === QUIET_CONNECT_ATTEMPTS) {
+          log.warn(`cannot connect to NATS yet: ${(e as Error).message}; retrying`);
+        }
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
     if (this.stopped) {
       await nc.close();
       return;

@@ -8,7 +8,7 @@ import { delimiter, join } from "node:path";
 import { freePort } from "./ports.js";
 
 export interface NatsServer {
-  /** `nats://127.0.0.1:<port>` */
+  /** `nats://127.0.0.1:<port>` (`tls://` when the configuration has TLS) */
   url: string;
   port: number;
   /** The JetStream store directory: kept across `stop`/`restart`, removed when the test process ends. */
@@ -47,6 +47,8 @@ export function natsServerBinary(): string {
 export interface NatsServerOptions {
   /** The server's max_payload in bytes (nats-server's default is 1 MiB). */
   maxPayload?: number;
+  /** More of the server's configuration file (e.g. a `tls` block and an `authorization` block). */
+  config?: string;
 }
 
 export async function startNatsServer(options: NatsServerOptions = {}): Promise<NatsServer> {
@@ -55,9 +57,9 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
   const storeDir = mkdtempSync(join(tmpdir(), "orch-nats-"));
   // Settings without a command-line flag go in a config file inside the store directory.
   const configArgs: string[] = [];
-  if (options.maxPayload !== undefined) {
+  if (options.maxPayload !== undefined || options.config !== undefined) {
     const config = join(storeDir, "nats.conf");
-    writeFileSync(config, `max_payload: ${options.maxPayload}\n`);
+    writeFileSync(config, `${options.maxPayload !== undefined ? `max_payload: ${options.maxPayload}\n` : ""}${options.config ?? ""}\n`);
     configArgs.push("-c", config);
   }
   let child: ChildProcess | undefined;
@@ -107,7 +109,7 @@ export async function startNatsServer(options: NatsServerOptions = {}): Promise<
 
   await start();
   return {
-    url: `nats://127.0.0.1:${port}`,
+    url: `${options.config?.includes("tls") ? "tls" : "nats"}://127.0.0.1:${port}`,
     port,
     storeDir,
     get pid() {

@@ -1,9 +1,11 @@
 // The event bus of `npm start` against real processes: the launcher's nats-server takes only clients
 // with a certificate from the cluster CA, each may read the events of what RBAC lets it watch (and
 // loses them when RBAC takes them back), only the apiserver publishes, and a Secret's data never travels.
+import { natsConnectOptions } from "@orch/bus-access";
 import { createCA, createCertificateRequest, issueCertificate } from "@orch/pki";
-import { eventually } from "@orch/testing";
-import { readFileSync, writeFileSync } from "node:fs";
+import { type NatsServer, eventually, startNatsServer } from "@orch/testing";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AckPolicy, type ConnectionOptions, DeliverPolicy, type NatsConnection, connect, nuid } from "nats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,12 +15,8 @@ const STREAM = "ORCH_EVENTS";
 let cp: ControlPlane;
 const connections: NatsConnection[] = [];
 
-beforeAll(async () => {
-  cp = await startControlPlane();
-}, 30_000);
 afterAll(async () => {
   for (const nc of connections) await nc.close().catch(() => undefined);
-  await cp?.stop();
 });
 
 async function open(options: ConnectionOptions): Promise<NatsConnection> {
@@ -68,6 +66,11 @@ const apply = async (manifest: unknown) => {
 };
 
 describe("the launcher's NATS", () => {
+  beforeAll(async () => {
+    cp = await startControlPlane();
+  }, 30_000);
+  afterAll(() => cp?.stop());
+
   it("refuses connections without a certificate, and with a certificate the cluster CA did not sign", async () => {
     const caFile = join(cp.dataDir, "pki", "ca.crt");
     await expect(connect({ servers: cp.natsUrl!.replace("tls://", "nats://"), timeout: 1_500, maxReconnectAttempts: 0 })).rejects.toThrow();
@@ -211,5 +214,65 @@ describe("the launcher's NATS", () => {
         ),
       { timeoutMs: 10_000 },
     );
+  });
+});
+
+describe("an external NATS (ORCH_NATS_URL) with credentials given by file", () => {
+  let external: NatsServer;
+  let control: ControlPlane;
+  let files: { caFile: string; certFile: string; keyFile: string };
+
+  beforeAll(async () => {
+    const dir = mkdtempSync(join(tmpdir(), "orch-external-nats-"));
+    const ca = await createCA({ commonName: "external-nats-ca", validityDays: 1 });
+    const issue = async (name: string, options: { commonName: string; server?: boolean }) => {
+      const { certPem, keyPem } = await issueCertificate({
+        ca,
+        subject: { commonName: options.commonName },
+        // nats.js checks a loopback server's certificate for the name localhost.
+        ...(options.server ? { ipAddresses: ["127.0.0.1"], dnsNames: ["localhost"] } : {}),
+        usages: ["digital signature", "key encipherment", options.server ? "server auth" : "client auth"],
+        validitySeconds: 3600,
+      });
+      writeFileSync(join(dir, `${name}.crt`), certPem);
+      writeFileSync(join(dir, `${name}.key`), keyPem!);
+      return { certFile: join(dir, `${name}.crt`), keyFile: join(dir, `${name}.key`) };
+    };
+    writeFileSync(join(dir, "ca.crt"), ca.certPem);
+    const server = await issue("server", { commonName: "nats", server: true });
+    files = { caFile: join(dir, "ca.crt"), ...(await issue("orch", { commonName: "orch-control-plane" })) };
+    external = await startNatsServer({
+      config: [
+        `tls { cert_file: ${JSON.stringify(server.certFile)}, key_file: ${JSON.stringify(server.keyFile)}, ca_file: ${JSON.stringify(files.caFile)}, verify_and_map: true }`,
+        'authorization { users = [ { user: "CN=orch-control-plane", permissions: { publish: ">", subscribe: ">" } } ] }',
+      ].join("\n"),
+    });
+    control = await startControlPlane({
+      ORCH_NATS_URL: external.url,
+      ORCH_NATS_CA_FILE: files.caFile,
+      ORCH_NATS_CERT_FILE: files.certFile,
+      ORCH_NATS_KEY_FILE: files.keyFile,
+    });
+  }, 30_000);
+  afterAll(async () => {
+    await control?.stop();
+    await external?.stop();
+  });
+
+  it("publishes there and the controllers follow it, with the certificate the files name", async () => {
+    expect(control.natsUrl).toBeUndefined(); // the launcher started no nats-server of its own
+    await expect(connect({ servers: external.url, tls: { caFile: files.caFile }, timeout: 1_500, maxReconnectAttempts: 0 })).rejects.toThrow();
+
+    expect((await control.kubectl("create", "deployment", "web", "--image=nginx", "--replicas=2")).code).toBe(0);
+    // The deployment controller gets the Deployment from the external NATS and makes its ReplicaSet.
+    await eventually(
+      "the ReplicaSet of the Deployment",
+      async () => (await control.kubectl("get", "replicasets", "-o", "name")).stdout.includes("replicaset.apps/web-"),
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+    const nc = await open(natsConnectOptions({ servers: external.url, ...files }, "orch-test"));
+    const jsm = await nc.jetstreamManager({ timeout: 2_000 });
+    const message = await jsm.streams.getMessage(STREAM, { last_by_subj: "orch.events.apps.deployments.default.web" });
+    expect(message.json<{ object: { metadata: { name: string } } }>().object.metadata.name).toBe("web");
   });
 });

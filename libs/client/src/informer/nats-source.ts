@@ -103,7 +103,7 @@ export class NatsEventSource<T extends KubeObject> implements EventSource<T> {
   async run(sink: InformerSink<T>): Promise<void> {
     const { signal } = sink;
     const owned = !this.nats.connection;
-    const nc = this.nats.connection ?? (await abortable(this.connect(), signal, (nc) => void nc.close()));
+    const nc = this.nats.connection ?? (await this.connect(sink));
     const stopFetch = () => void this.fetching?.stop();
     signal.addEventListener("abort", stopFetch);
     const link = new Link(nc);
@@ -146,15 +146,32 @@ export class NatsEventSource<T extends KubeObject> implements EventSource<T> {
     }
   }
 
-  private connect(): Promise<NatsConnection> {
-    return connect({
-      name: "orch-informer",
-      ...this.nats.connectOptions,
-      ...(this.nats.servers ? { servers: this.nats.servers } : {}),
-      waitOnFirstConnect: true,
-      maxReconnectAttempts: -1,
-      reconnectTimeWait: 250,
-    });
+  /**
+   * Connects, retrying until it succeeds or the informer stops; a refusal (a wrong certificate, no
+   * rights) is reported through the sink after a few quiet attempts (NATS may just be starting), where
+   * nats.js's own first-connect retry would keep it silent.
+   */
+  private async connect(sink: InformerSink<T>): Promise<NatsConnection> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await abortable(
+          connect({
+            name: "orch-informer",
+            timeout: REQUEST_TIMEOUT_MS,
+            ...this.nats.connectOptions,
+            ...(this.nats.servers ? { servers: this.nats.servers } : {}),
+            maxReconnectAttempts: -1,
+            reconnectTimeWait: 250,
+          }),
+          sink.signal,
+          (nc) => void nc.close(),
+        );
+      } catch (e) {
+        if (sink.signal.aborted) throw e;
+        if (attempt >= 3) sink.error(e);
+        await sink.backoff(attempt);
+      }
+    }
   }
 
   /** Step 1: a consumer placed right after the stream's end, then the list. */
