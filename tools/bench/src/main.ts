@@ -270,7 +270,14 @@ async function main(): Promise<void> {
   const fanoutBusy = await watcherFanout(api.origin, api.tls, p, N.watchers, N.fanoutEvents, 100, "fanout-100");
   const tokens = await tokenLoad(api.origin, api.tls, p, N.tokens, CONCURRENCY);
   const authz = await authorizationLoad(api.origin, api.tls, p, N.gets, CONCURRENCY, 100);
-  const slow = await slowClientLatency(api.origin, api.tls, p, "/api/v1/namespaces/default/serviceaccounts/sa-1", N.slowClients, N.gets / 10);
+  const slow = await slowClientLatency(
+    api.origin,
+    api.tls,
+    p,
+    "/api/v1/namespaces/default/serviceaccounts/sa-1",
+    N.slowClients,
+    N.gets / 10,
+  );
 
   const stored = 1000 + N.creates + N.list + N.watchEvents + 2 * N.fanoutEvents;
   await createNamespace(p, "bulk");

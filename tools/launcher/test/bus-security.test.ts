@@ -186,7 +186,10 @@ describe("the launcher's NATS", () => {
       roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "ClusterRole", name: "serviceaccount-watcher" },
       subjects: [{ apiGroup: "rbac.authorization.orch.io", kind: "User", name: "alice" }],
     });
-    const nc = await eventually("alice admitted to the bus", () => open(alice).catch(() => undefined), { timeoutMs: 10_000, intervalMs: 200 });
+    const nc = await eventually("alice admitted to the bus", () => open(alice).catch(() => undefined), {
+      timeoutMs: 10_000,
+      intervalMs: 200,
+    });
     const { consumer, name } = await consume(nc, "orch.events.core.serviceaccounts.default.*", "new");
     // In the namespace of the binding only.
     await expect(consume(nc, "orch.events.core.serviceaccounts.kube-system.*")).rejects.toThrow(/Permissions Violation/);
@@ -261,7 +264,9 @@ describe("an external NATS (ORCH_NATS_URL) with credentials given by file", () =
 
   it("publishes there and the controllers follow it, with the certificate the files name", async () => {
     expect(control.natsUrl).toBeUndefined(); // the launcher started no nats-server of its own
-    await expect(connect({ servers: external.url, tls: { caFile: files.caFile }, timeout: 1_500, maxReconnectAttempts: 0 })).rejects.toThrow();
+    await expect(
+      connect({ servers: external.url, tls: { caFile: files.caFile }, timeout: 1_500, maxReconnectAttempts: 0 }),
+    ).rejects.toThrow();
 
     expect((await control.kubectl("create", "deployment", "web", "--image=nginx", "--replicas=2")).code).toBe(0);
     // The deployment controller gets the Deployment from the external NATS and makes its ReplicaSet.
