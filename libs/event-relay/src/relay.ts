@@ -36,7 +36,7 @@ export interface RelayOptions {
 const BATCH = 500;
 const MAX_COMMIT_TIMES = 100_000;
 const PUBLISH_TIMEOUT_MS = 2000;
-/** Connection attempts (250 ms apart) before the first warning, and between two warnings. */
+/** Connection attempts (at most 250 ms apart) before the first warning, and between two warnings. */
 const QUIET_CONNECT_ATTEMPTS = 8;
 const CONNECT_ATTEMPTS_PER_WARNING = 120;
 
@@ -164,7 +164,8 @@ export class EventRelay {
         if (attempt % CONNECT_ATTEMPTS_PER_WARNING === QUIET_CONNECT_ATTEMPTS) {
           log.warn(`cannot connect to NATS yet: ${(e as Error).message}; retrying`);
         }
-        await new Promise((r) => setTimeout(r, 250));
+        // Soon at first: under the launcher, NATS starts right after the apiserver is ready.
+        await new Promise((r) => setTimeout(r, Math.min(250, 25 * 2 ** attempt)));
       }
     }
     if (this.stopped) {
