@@ -118,7 +118,7 @@ export interface StoreDeps {
 const NAMESPACES: ObjectKey = { resource: "core/namespaces", namespace: "", name: "" };
 /** Kubernetes' maxNameGenerationCreateAttempts. */
 const MAX_NAME_GENERATION_ATTEMPTS = 8;
-/** How often a conflicting write is retried when the caller did not ask for a precondition. */
+/** How often a conflicting delete is retried. */
 const MAX_RETRIES = 8;
 
 /** Over the storage's object limit: a 413 (etcd-backed Kubernetes answers a 500 "request is too large"). */
@@ -589,6 +589,12 @@ export class ResourceStore {
   /**
    * Replaces an object (PUT) on the main endpoint or a subresource. `mutate` turns the current
    * object into the requested one; it runs again on each retry after a conflicting write.
+   *
+   * As Kubernetes' GuaranteedUpdate: when another write lands between the read and the write, the
+   * object is read again and `mutate` runs again, until the write goes through or the request's
+   * deadline passes. Only a resourceVersion in what `mutate` returns (a PUT body's, a patch that sets
+   * one) is a precondition, and a stale one is a 409; a patch carries the current object's, so it
+   * always applies to the newest state.
    */
   async update(
     namespace: string,
@@ -602,7 +608,8 @@ export class ResourceStore {
     const strategy: SubresourceStrategy | undefined =
       subresource && subresource !== "scale" ? this.kind.subresources[subresource] : this.kind.strategy;
     if (!strategy) throw errors.notFoundPath();
-    for (let attempt = 0; ; attempt++) {
+    for (;;) {
+      ctx.signal?.throwIfAborted();
       const stored = await this.deps.storage.get(this.key(namespace, name));
       const current = stored && this.read(stored);
       const obj = mutate(current && clone(current));
@@ -616,7 +623,13 @@ export class ResourceStore {
       if (!stored || !current) {
         if (!(this.kind.allowCreateOnUpdate || options.apply) || subresource) throw errors.notFound(this.gr, name);
         delete meta.resourceVersion;
-        return this.createObject(namespace, obj, ctx, options);
+        try {
+          return await this.createObject(namespace, obj, ctx, options);
+        } catch (e) {
+          // Created by someone else meanwhile: this write now updates what they created.
+          if (e instanceof StatusError && e.status.reason === "AlreadyExists" && !options.dryRun) continue;
+          throw e;
+        }
       }
       const precondition = meta.resourceVersion;
       if (precondition && precondition !== String(stored.revision)) throw errors.modified(this.gr, name);
@@ -658,10 +671,8 @@ export class ResourceStore {
         }
         return { object: obj, code: 200 };
       } catch (e) {
-        if (e instanceof RevisionConflictError || e instanceof KeyNotFoundError) {
-          if (precondition || attempt >= MAX_RETRIES) throw errors.modified(this.gr, name);
-          continue;
-        }
+        // Changed or deleted since it was read: read it again and redo the request's change on it.
+        if (e instanceof RevisionConflictError || e instanceof KeyNotFoundError) continue;
         if (e instanceof ObjectTooLargeError) throw objectTooLarge(e);
         throw e;
       }
