@@ -39,6 +39,8 @@ export interface ApiserverConfig {
   encryptionProviderConfig?: string;
   /** Concurrency and watch limits (flow-control/); every field has a default (`flowControlDefaults`). */
   flowControl?: FlowControlConfig;
+  /** How long an Event lives after its last write (ORCH_EVENT_TTL_SECONDS, Kubernetes' --event-ttl); default 1 h. */
+  eventTtlMs?: number;
 }
 
 /** Kubernetes' --audit-policy-file, --audit-log-path, --audit-log-maxsize and --audit-log-maxbackup (ORCH_AUDIT_*). */
@@ -99,6 +101,12 @@ const int = (value: string | undefined, fallback: number, name: string): number 
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, not ${JSON.stringify(value)}`);
   return n;
 };
+
+function eventTtlFromEnv(env: NodeJS.ProcessEnv): number {
+  const seconds = int(env.ORCH_EVENT_TTL_SECONDS, 3600, "ORCH_EVENT_TTL_SECONDS");
+  if (seconds === 0) throw new Error("ORCH_EVENT_TTL_SECONDS must be positive");
+  return seconds;
+}
 
 function serviceAccountsFromEnv(env: NodeJS.ProcessEnv): ServiceAccountConfig {
   const max = int(env.ORCH_SA_MAX_EXPIRATION_SECONDS, DEFAULT_MAX_EXPIRATION_SECONDS, "ORCH_SA_MAX_EXPIRATION_SECONDS");
@@ -172,6 +180,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
     },
     serviceAccounts: serviceAccountsFromEnv(env),
     requestTimeoutMs: int(env.ORCH_REQUEST_TIMEOUT_SECONDS, 60, "ORCH_REQUEST_TIMEOUT_SECONDS") * 1000,
+    eventTtlMs: eventTtlFromEnv(env) * 1000,
     audit: auditFromEnv(env),
     ...(env.ORCH_ENCRYPTION_PROVIDER_CONFIG ? { encryptionProviderConfig: resolve(env.ORCH_ENCRYPTION_PROVIDER_CONFIG) } : {}),
     flowControl: flowControlFromEnv(env),

@@ -11,7 +11,6 @@ import {
   builtinKinds,
   ensureBuiltinObjects,
   storageClusterReader,
-  storageResource,
 } from "@orch/registry";
 import { type Logger, createLogger } from "@orch/log";
 import { ApiserverMetrics } from "@orch/metrics";
@@ -45,6 +44,7 @@ import { storageMetrics } from "./http/metrics.js";
 import { JWKS_PATH } from "./authn/oidc.js";
 import { CustomResourceServing } from "./custom-resources.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
+import { DEFAULT_EVENT_TTL_MS, EventTtl } from "./controllers/event-ttl.js";
 import { NamespaceFinalizer } from "./controllers/namespace-finalizer.js";
 
 type FetchCallback = Parameters<typeof createAdaptorServer>[0]["fetch"];
@@ -156,7 +156,8 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
 
   const stores = new Map<string, ResourceStore>();
   const storeFor = (kind: KindDefinition) => {
-    const key = `${storageResource(kind)}/${kind.version}`;
+    // Not the storage resource: two kinds may share one (core and events.<domain> Events).
+    const key = `${kind.group}/${kind.plural}/${kind.version}`;
     let store = stores.get(key);
     if (!store || store.kind !== kind) stores.set(key, (store = new ResourceStore(kind, { storage, hub, namespaces, cluster })));
     return store;
@@ -201,6 +202,13 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
 
   const namespaceFinalizer = new NamespaceFinalizer(storage, registry, storeFor, systemContext, log.child("namespace-finalizer"));
   const garbageCollector = new GarbageCollector(storage, registry, storeFor, systemContext, log.child("garbage-collector"));
+  const eventTtl = new EventTtl(
+    storage,
+    storeFor(registry.lookup("", "v1", "events")!),
+    config.eventTtlMs ?? DEFAULT_EVENT_TTL_MS,
+    systemContext,
+    log.child("event-ttl"),
+  );
   // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
   const relay = config.bus
     ? EventRelay.start(storage, natsConnectOptions(config.bus, "orch-apiserver-relay"), { ...config.events, log: log.child("event-relay") })
@@ -251,7 +259,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     async close() {
       ready = false;
       clearInterval(compactor);
-      await Promise.all([namespaceFinalizer.stop(), garbageCollector.stop(), aggregator.stop(), busAuthorization?.stop()]);
+      await Promise.all([namespaceFinalizer.stop(), garbageCollector.stop(), eventTtl.stop(), aggregator.stop(), busAuthorization?.stop()]);
       authorizer.stop();
       customResources.stop();
       hub.close();

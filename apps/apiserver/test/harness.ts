@@ -241,6 +241,8 @@ export interface TestServerOptions {
   headerTimeoutMs?: number;
   /** Concurrency and watch limits (default: flowControlDefaults). */
   flowControl?: ApiserverConfig["flowControl"];
+  /** How long Events live after their last write (default 1 h). */
+  eventTtlMs?: number;
 }
 
 /**
@@ -261,6 +263,7 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
     ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
     ...(options.headerTimeoutMs ? { headerTimeoutMs: options.headerTimeoutMs } : {}),
     ...(options.flowControl ? { flowControl: options.flowControl } : {}),
+    ...(options.eventTtlMs ? { eventTtlMs: options.eventTtlMs } : {}),
   };
   if (options.tokens) writeFileSync(join(dataDir, "tokens.csv"), `${options.tokens.join("\n")}\n`);
   const t = Object.assign(into, { dataDir, config });

@@ -14,4 +14,5 @@ export * from "./kinds/autoscaling.js";
 export * from "./kinds/apiextensions.js";
 export * from "./kinds/meta-list.js";
 export * from "./kinds/coordination.js";
+export * from "./kinds/events.js";
 export * from "./shape.js";

@@ -41,6 +41,7 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
   const certificates = p.group("certificates");
   const coordination = p.group("coordination");
   const apiextensions = p.group("apiextensions");
+  const events = p.group("events");
   const apiVersion = `${rbac}/v1`;
   const labels = { [`${p.wellKnownDomain}/bootstrapping`]: "rbac-defaults" };
   const annotations = { [`rbac.authorization.${p.wellKnownDomain}/autoupdate`]: "true" };
@@ -79,6 +80,8 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
     rule(["get", "update"], [coordination], ["leases"], [app]),
     rule(["create"], [coordination], ["leases"]),
   ];
+  // Kubernetes' eventsRule(): every controller may record events, in either API.
+  const recordEvents = rule(["create", "update", "patch"], ["", events], ["events"]);
   const { signers } = p;
   const controllers: Record<ControllerApp, PolicyRule[]> = {
     "csr-approver": [
@@ -151,7 +154,11 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
           rule(READ, [""], ["secrets"]),
           rule(["impersonate"], [""], ["serviceaccounts"]),
           rule(WRITE, [""], ["pods"]),
-          rule(WRITE, [""], ["replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts", "secrets", "podtemplates"]),
+          rule(
+            WRITE,
+            [""],
+            ["replicationcontrollers", "replicationcontrollers/scale", "serviceaccounts", "configmaps", "secrets", "podtemplates"],
+          ),
           rule(["create"], [""], ["serviceaccounts/token"]),
           rule(WRITE, ["apps"], ["deployments", "deployments/scale", "replicasets", "replicasets/scale"]),
         ],
@@ -171,8 +178,10 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
               "replicationcontrollers/status",
               "serviceaccounts",
               "podtemplates",
+              "configmaps",
             ],
           ),
+          rule(READ, [""], ["events"]),
           rule(READ, [""], ["namespaces", "namespaces/status"]),
           rule(
             READ,
@@ -183,7 +192,7 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
         ],
         { labels: aggregateTo("view") },
       ),
-      ...CONTROLLER_APPS.map((app) => clusterRole(controllerUser(app), controllers[app])),
+      ...CONTROLLER_APPS.map((app) => clusterRole(controllerUser(app), [...controllers[app], recordEvents])),
     ],
     clusterRoleBindings: [
       binding("ClusterRoleBinding", "cluster-admin", "ClusterRole", [group("system:masters")]),

@@ -10,9 +10,14 @@ export const age = (obj: ObjectHeader): string => {
   return created ? humanDuration(Date.now() - Date.parse(created)) : "<unknown>";
 };
 
+/** The Name column comes first unless the kind places its own (Kubernetes' Events print it last, wide only). */
+const ownsNameColumn = (kind: KindDefinition): boolean => !kind.custom && kind.printerColumns.some((c) => c.format === "name");
+
 function columnDefinitions(kind: KindDefinition) {
   return [
-    { name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 },
+    ...(ownsNameColumn(kind)
+      ? []
+      : [{ name: "Name", type: "string", format: "name", description: "Name must be unique within a namespace.", priority: 0 }]),
     ...kind.printerColumns.map((c) => ({
       name: c.name,
       type: c.type === "date" && !kind.custom ? "string" : c.type,
@@ -40,7 +45,10 @@ export const partialObjectMetadata = (obj: ObjectHeader) => ({
 
 function row(kind: KindDefinition, obj: ObjectHeader, includeObject: string) {
   // A custom resource's columns give finished cells; what is missing is null, as Kubernetes sends it.
-  const cells = [obj.metadata.name, ...kind.printerColumns.map((c) => (kind.custom ? (c.value(obj) ?? null) : cell(c.value(obj), c.type)))];
+  const cells = [
+    ...(ownsNameColumn(kind) ? [] : [obj.metadata.name]),
+    ...kind.printerColumns.map((c) => (kind.custom ? (c.value(obj) ?? null) : cell(c.value(obj), c.type))),
+  ];
   const out: Record<string, unknown> = { cells };
   if (includeObject === "Object") out.object = obj;
   else if (includeObject !== "None") {

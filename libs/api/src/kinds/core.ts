@@ -1,5 +1,5 @@
-// Core group (`v1`) kinds orch serves: Namespace, Secret, ServiceAccount, Pod, PodTemplate and
-// ReplicationController, with the pod spec they share with the apps group.
+// Core group (`v1`) kinds orch serves: Namespace, Secret, ServiceAccount, ConfigMap, Event, Pod, PodTemplate
+// and ReplicationController, with the pod spec they share with the apps group.
 // Mirrors k8s.io/api/core/v1/types.go; defaults from pkg/apis/core/v1/defaults.go.
 //
 // Conventions used in every kind module:
@@ -10,7 +10,22 @@
 // - enum-typed strings stay `str()`: an unsupported value is a validation error, not a decode error.
 import * as v from "valibot";
 import { LabelSelector, LocalObjectReference, ObjectMeta, ObjectReference, objectOf } from "../meta.js";
-import { atomicList, bool, bytes, int32, int64, intOrString, mapList, mapOf, opt, quantity, str, stringMap, time } from "../schema.js";
+import {
+  atomicList,
+  bool,
+  bytes,
+  int32,
+  int64,
+  intOrString,
+  mapList,
+  mapOf,
+  microTime,
+  opt,
+  quantity,
+  str,
+  stringMap,
+  time,
+} from "../schema.js";
 import {
   ConditionFields,
   atomicListMergedOnPatch,
@@ -1112,6 +1127,45 @@ export const ServiceAccount = objectOf({
 });
 export type ServiceAccount = v.InferOutput<typeof ServiceAccount>;
 export const ServiceAccountList = listOf(ServiceAccount);
+
+export const ConfigMap = objectOf({
+  immutable: opt(bool()),
+  data: opt(stringMap()),
+  binaryData: opt(mapOf(bytes())),
+});
+export type ConfigMap = v.InferOutput<typeof ConfigMap>;
+export const ConfigMapList = listOf(ConfigMap);
+
+export const EventSource = v.object({
+  component: opt(str()),
+  host: opt(str()),
+});
+
+export const EventSeries = v.object({
+  count: opt(int32()),
+  lastObservedTime: opt(v.nullable(microTime())),
+});
+
+/** core/v1 Event: what `record.EventRecorder` writes; also the stored form of events.<domain>/v1 Events. */
+export const Event = objectOf({
+  involvedObject: opt(ObjectReference, {}),
+  reason: opt(str()),
+  message: opt(str()),
+  source: opt(EventSource, {}),
+  firstTimestamp: nullableTime(),
+  lastTimestamp: nullableTime(),
+  count: opt(int32()),
+  type: opt(str()),
+  eventTime: opt(v.nullable(microTime())),
+  series: opt(v.nullable(EventSeries)),
+  action: opt(str()),
+  related: opt(v.nullable(ObjectReference)),
+  // Neither field is omitempty in Go: both are always sent, "" when unset.
+  reportingComponent: opt(str(), ""),
+  reportingInstance: opt(str(), ""),
+});
+export type Event = v.InferOutput<typeof Event>;
+export const EventList = listOf(Event);
 
 // ---------------------------------------------------------------------------------------------
 // Conditional defaults (run after the schema has applied the static ones). Go defaults a field when

@@ -187,6 +187,12 @@ export interface KindDefinition<T extends ObjectHeader = ObjectHeader> {
    */
   storageApiVersion?: string;
   /**
+   * Objects kept in another kind's storage and converted on the way in and out (events.<domain>/v1
+   * Events are stored as core/v1 Events, as in Kubernetes). The strategy, columns and selectable fields
+   * see this kind's shape.
+   */
+  storedAs?: StorageConversion;
+  /**
    * How the data merges (list and struct semantics) for strategic merge and server-side apply.
    * Built-in kinds derive it from `schema` (see `kindShape`); custom resources from their CRD's schema.
    */
@@ -207,8 +213,19 @@ export interface KindDefinition<T extends ObjectHeader = ObjectHeader> {
   printerColumns: readonly PrinterColumn<T>[];
 }
 
+/** How a kind's objects are kept in another kind's storage. */
+export interface StorageConversion {
+  /** The storage resource (`core/events`). */
+  resource: string;
+  /** The stored object as this kind serves it. Keeps `metadata` the same object: the store writes to it. */
+  fromStorage(stored: ObjectHeader): ObjectHeader;
+  /** This kind's object as stored; keeps `metadata` the same object too. */
+  toStorage(served: ObjectHeader): ObjectHeader;
+}
+
 /** `<group>/<plural>` (`core/<plural>` for the core group): the storage resource of a kind. */
-export const storageResource = (k: Pick<KindDefinition, "group" | "plural">): string => `${k.group || "core"}/${k.plural}`;
+export const storageResource = (k: Pick<KindDefinition, "group" | "plural"> & Partial<Pick<KindDefinition, "storedAs">>): string =>
+  k.storedAs?.resource ?? `${k.group || "core"}/${k.plural}`;
 
 export const apiVersionOf = (k: Pick<KindDefinition, "group" | "version">): string => (k.group ? `${k.group}/${k.version}` : k.version);
 

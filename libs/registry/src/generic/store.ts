@@ -168,8 +168,17 @@ export class ResourceStore {
     return this.deps.hub.revision;
   }
 
-  /** Stored text as the served version shows it: only `apiVersion` differs between versions of one storage. */
+  /** Whether stored text differs from what this kind serves (another version, or another kind's storage). */
+  private get converts(): boolean {
+    return !!(this.kind.storageApiVersion || this.kind.storedAs);
+  }
+
+  /**
+   * Stored text as the served version shows it: only `apiVersion` differs between versions of one
+   * storage, unless the kind converts from another kind's storage.
+   */
   private present(text: string): string {
+    if (this.kind.storedAs) return JSON.stringify(this.kind.storedAs.fromStorage(JSON.parse(text) as ObjectHeader));
     if (!this.kind.storageApiVersion) return text;
     const served = apiVersionOf(this.kind);
     if (text.startsWith(`{"apiVersion":${JSON.stringify(served)},`)) return text;
@@ -180,6 +189,7 @@ export class ResourceStore {
 
   private read(stored: StoredObject): ObjectHeader {
     const obj = parse(stored);
+    if (this.kind.storedAs) return this.kind.storedAs.fromStorage(obj);
     if (this.kind.storageApiVersion) obj.apiVersion = apiVersionOf(this.kind);
     return obj;
   }
@@ -188,6 +198,7 @@ export class ResourceStore {
   /** The object as stored. A request whose deadline passed (its signal aborted) stops here: it writes nothing. */
   private persisted(obj: ObjectHeader, ctx: RequestContext): ObjectHeader {
     ctx.signal?.throwIfAborted();
+    if (this.kind.storedAs) return this.kind.storedAs.toStorage(obj);
     return this.kind.storageApiVersion ? { ...obj, apiVersion: this.kind.storageApiVersion } : obj;
   }
 
@@ -196,13 +207,13 @@ export class ResourceStore {
   async get(namespace: string, name: string): Promise<StoredObject> {
     const found = await this.deps.storage.get(this.key(namespace, name));
     if (!found) throw errors.notFound(this.gr, name);
-    return this.kind.storageApiVersion ? { ...found, value: this.present(found.value) } : found;
+    return this.converts ? { ...found, value: this.present(found.value) } : found;
   }
 
   /** The current object, or undefined when there is none (for the apiserver's own controllers). */
   async find(namespace: string, name: string): Promise<ObjectHeader | undefined> {
     const found = await this.deps.storage.get(this.key(namespace, name));
-    return found && JSON.parse(this.kind.storageApiVersion ? this.present(found.value) : found.value);
+    return found && JSON.parse(this.converts ? this.present(found.value) : found.value);
   }
 
   async list(options: ListOptions): Promise<ListResponse> {
@@ -222,9 +233,10 @@ export class ResourceStore {
         after: plan.after,
         revision: plan.exactRevision,
         limit: plan.limit,
-        filter: plan.filter && ((o) => plan.filter!(parse(o))),
+        // Selectors name the served kind's fields.
+        filter: plan.filter && ((o) => plan.filter!(this.read(o))),
       });
-      const items = this.kind.storageApiVersion ? result.items.map((o) => ({ ...o, value: this.present(o.value) })) : result.items;
+      const items = this.converts ? result.items.map((o) => ({ ...o, value: this.present(o.value) })) : result.items;
       const response: ListResponse = { items, resourceVersion: String(result.revision) };
       if (result.continueAfter) {
         response.continue = plan.encodeContinue(result.revision, result.continueAfter);
@@ -261,13 +273,15 @@ export class ResourceStore {
     const filter = (change: Change): WatchEvent | undefined => {
       const event = select(change);
       // A copy: events of unfiltered watchers are shared between them.
-      return event && this.kind.storageApiVersion ? { ...event, object: this.present(event.object) } : event;
+      return event && this.converts ? { ...event, object: this.present(event.object) } : event;
     };
     const select = (change: Change): WatchEvent | undefined => {
       if (plan.namespace !== undefined && change.namespace !== plan.namespace) return undefined;
       if (!matches) return plainEvent(change);
-      const now = change.type !== "DELETED" && matches(JSON.parse(change.value) as ObjectHeader);
-      const before = change.prevValue !== undefined && matches(JSON.parse(change.prevValue) as ObjectHeader);
+      const served = (text: string) =>
+        this.kind.storedAs ? this.kind.storedAs.fromStorage(JSON.parse(text) as ObjectHeader) : (JSON.parse(text) as ObjectHeader);
+      const now = change.type !== "DELETED" && matches(served(change.value));
+      const before = change.prevValue !== undefined && matches(served(change.prevValue));
       if (change.type === "DELETED") {
         return before ? { type: "DELETED", object: change.value, revision: change.revision } : undefined;
       }

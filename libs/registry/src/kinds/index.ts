@@ -4,10 +4,13 @@ import type { KindServices } from "../generic/services.js";
 import { certificateSigningRequests } from "./certificates/certificate-signing-request.js";
 import { clusterRoleBindings } from "./rbac/cluster-role-binding.js";
 import { clusterRoles } from "./rbac/cluster-role.js";
+import { configMaps } from "./core/config-map.js";
 import { clusterTrustBundles } from "./certificates/cluster-trust-bundle.js";
 import { customResourceDefinitions } from "./apiextensions/custom-resource-definition.js";
 import { deployments } from "./apps/deployment.js";
 import { deviceClasses } from "./resource/device-class.js";
+import { events } from "./core/event.js";
+import { eventsV1Events } from "./events/event.js";
 import { leases } from "./coordination/lease.js";
 import { namespaces } from "./core/namespace.js";
 import { podTemplates } from "./core/pod-template.js";
@@ -36,6 +39,9 @@ export function builtinKinds(profile: NamingProfile, services: KindServices = {}
   return [
     namespaces(),
     secrets(),
+    configMaps(),
+    events(),
+    eventsV1Events(profile),
     serviceAccounts(profile, services.tokens),
     pods(),
     podTemplates(),
