@@ -15,6 +15,7 @@ import type { IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type Client, adminClient, defineOpenKind } from "./harness.js";
+import { watchRequested } from "../src/http/query.js";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 /** Longer than any answer should take; a request still unanswered then counts as a stall. */
@@ -382,8 +383,9 @@ function send(r: FuzzRequest): Promise<Answer> {
       (res: IncomingMessage) => {
         const chunks: Buffer[] = [];
         const contentType = String(res.headers["content-type"] ?? "");
+        // A watch as Kubernetes reads the parameter: `watch=t` and `watch=yes` are watches too.
         const streaming =
-          res.statusCode === 200 && res.headers["transfer-encoding"] === "chunked" && /[?&]watch=(true|1)/.test(`?${query}`);
+          res.statusCode === 200 && res.headers["transfer-encoding"] === "chunked" && watchRequested(new URLSearchParams(query));
         if (streaming) {
           res.destroy();
           return resolve({ status: 200, contentType, text: "", streaming });

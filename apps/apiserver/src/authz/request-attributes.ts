@@ -2,12 +2,12 @@
 // WithAuthorization), and the 403 it gets when nobody allows it (responsewriters.Forbidden).
 import { type StatusError, failure, goQuote, parseFieldSelector } from "@orch/machinery";
 import type { AuthorizationAttributes, UserInfo } from "@orch/registry";
+import { watchRequested } from "../http/query.js";
 import { type ResourceRequest, resourceRequest } from "../http/request-info.js";
 
 /** What a request's URL names: the resource request under /api or /apis, or undefined for another path. */
 export function requestInfo(method: string, url: URL): ResourceRequest | undefined {
-  const watch = ["true", "1"].includes(url.searchParams.get("watch") ?? "");
-  return resourceRequest(method, url.pathname, watch);
+  return resourceRequest(method, url.pathname, watchRequested(url.searchParams));
 }
 
 /** The attributes of an HTTP request: a resource request (`info`), else a non-resource path. */

@@ -16,6 +16,7 @@ import type { TLSSocket } from "node:tls";
 import { type ChainResult, type Credentials, bearerToken } from "../authn/authenticators.js";
 import { impersonate } from "../authn/impersonation.js";
 import { forbidden, requestAttributes, requestInfo } from "../authz/request-attributes.js";
+import { requestTimeoutMs } from "./query.js";
 import type { ResourceRequest } from "./request-info.js";
 import { respondError, unforeseenError } from "./respond.js";
 
@@ -136,17 +137,26 @@ const isWatch = (c: Context<Env>) => c.get("info")?.verb === "watch";
  * a wait for a revision ends. Watches have their own timeout (`timeoutSeconds`).
  */
 export function deadline(ms: number): Filter {
-  const expire = timeout(ms, (c) => {
-    const error = errors.timeout("request did not complete within the allotted timeout", 0);
-    c.get("abort").abort(error);
-    return new HTTPException(504, { res: respondError(error) });
-  });
+  const expireAfter = (limit: number) =>
+    timeout(limit, (c) => {
+      const error = errors.timeout("request did not complete within the allotted timeout", 0);
+      c.get("abort").abort(error);
+      return new HTTPException(504, { res: respondError(error) });
+    });
+  const expire = expireAfter(ms);
   return (c, next) => {
     if (isWatch(c)) return next();
+    // The client's own `timeout` shortens the deadline, never lengthens it (WithRequestDeadline).
+    let requested: number | undefined;
+    try {
+      requested = requestTimeoutMs(c.get("url").searchParams);
+    } catch (e) {
+      return Promise.resolve(respondError(e));
+    }
     const abort = new AbortController();
     c.set("abort", abort);
     c.get("ctx").signal = abort.signal;
-    return expire(c, next);
+    return requested !== undefined && requested > 0 && requested < ms ? expireAfter(requested)(c, next) : expire(c, next);
   };
 }
 

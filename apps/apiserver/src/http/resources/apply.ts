@@ -6,7 +6,7 @@ import { errors, patchTypes } from "@orch/machinery";
 import { apiVersionOf, kindShape } from "@orch/registry";
 import { parseBody } from "../negotiation.js";
 import { readText } from "./body.js";
-import { bool, patchOptionErrors, writeOptions } from "./options.js";
+import { forceRequested, patchOptionErrors, writeOptions } from "./options.js";
 import { renderObject } from "./render.js";
 import type { VerbHandler } from "./request.js";
 
@@ -29,7 +29,7 @@ export const apply: VerbHandler = async ({ req, kind, store, format, namespace, 
     apiVersion: apiVersionOf(kind),
     kind: kind.kind,
     ...(subresource ? { subresource } : {}),
-    force: bool(req.query.get("force")) ?? false,
+    force: forceRequested(req),
     hasStatusSubresource: kind.subresources.status !== undefined,
   };
   const result = await store.update(namespace, info.name, subresource, ctx, options, (current) => {

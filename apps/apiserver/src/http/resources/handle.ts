@@ -6,7 +6,7 @@ import { type ResponseFormat, negotiate } from "../negotiation.js";
 import type { RequestVerb, ResourceRequest } from "../request-info.js";
 import { respond, respondError } from "../respond.js";
 import { methodNotAllowed } from "./errors.js";
-import { bool } from "./options.js";
+import { prettyRequested } from "../query.js";
 import { patch } from "./patch.js";
 import { get, list } from "./read.js";
 import type { IncomingRequest, ResourceDeps, VerbHandler } from "./request.js";
@@ -46,7 +46,7 @@ export async function handleResource(deps: ResourceDeps, req: IncomingRequest): 
     if (info.verb === "watch" && !kind.verbs.includes("watch")) {
       throw errors.methodNotSupported({ group: kind.group, resource: kind.plural }, info.verb);
     }
-    const pretty = bool(query.get("pretty")) ?? false;
+    const pretty = prettyRequested(query, req.headers.get("user-agent") ?? undefined);
     const answerFormat = format;
     const handler = isScale ? scale : isAction ? act : handlers[info.verb];
     return await handler({

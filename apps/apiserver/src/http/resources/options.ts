@@ -3,31 +3,27 @@ import { errors, fieldError } from "@orch/machinery";
 import { managerOrUserAgent, validateFieldManager } from "@orch/fieldmanager";
 import type { DeleteOptions, FieldValidation, ListOptions } from "@orch/registry";
 import { parseBody } from "../negotiation.js";
+import { queryBool, queryInt64 } from "../query.js";
 import { readText } from "./body.js";
 import type { IncomingRequest } from "./request.js";
 
-export const bool = (v: string | null) => (v === null ? undefined : v === "true" || v === "1");
-
-export function int(query: URLSearchParams, name: string): number | undefined {
-  const v = query.get(name);
-  if (v === null || v === "") return undefined;
-  if (!/^-?\d+$/.test(v))
-    throw errors.badRequest(`invalid value for ${name}: strconv.ParseInt: parsing ${JSON.stringify(v)}: invalid syntax`);
-  return Number(v);
-}
-
-export function listOptions(req: IncomingRequest): ListOptions {
+/**
+ * ListOptions from the query, for list, watch and deletecollection alike: Kubernetes decodes all of
+ * them on each, so a bad `timeoutSeconds` is a 400 on a list too.
+ */
+export function listOptions(req: IncomingRequest): ListOptions & { timeoutSeconds?: number } {
   const q = req.query;
   return {
     namespace: req.info.namespace || undefined,
     labelSelector: q.get("labelSelector") ?? undefined,
     fieldSelector: q.get("fieldSelector") ?? undefined,
-    limit: int(q, "limit"),
+    limit: queryInt64(q, "limit"),
     continue: q.get("continue") ?? undefined,
     resourceVersion: q.get("resourceVersion") ?? undefined,
     resourceVersionMatch: q.get("resourceVersionMatch") ?? undefined,
-    sendInitialEvents: bool(q.get("sendInitialEvents")),
-    allowWatchBookmarks: bool(q.get("allowWatchBookmarks")),
+    sendInitialEvents: queryBool(q, "sendInitialEvents"),
+    allowWatchBookmarks: queryBool(q, "allowWatchBookmarks"),
+    timeoutSeconds: queryInt64(q, "timeoutSeconds"),
     signal: req.ctx.signal,
   };
 }
@@ -59,34 +55,52 @@ export function writeOptions(req: IncomingRequest, kindName: string, leading: Re
 
 /** ValidatePatchOptions' first rules: `force` only for apply, which needs a fieldManager. */
 export function patchOptionErrors(req: IncomingRequest, applying: boolean) {
-  if (!applying) return req.query.has("force") ? [fieldError.forbidden("force", "may not be specified for non-apply patch")] : [];
+  if (!applying) return forceGiven(req) ? [fieldError.forbidden("force", "may not be specified for non-apply patch")] : [];
   return req.query.get("fieldManager") ? [] : [fieldError.required("fieldManager", "is required for apply patch")];
 }
 
-/** DeleteOptions from the body (if any) or the query; the body wins. */
+/** Whether force was given: PatchOptions.Force is a pointer, so `force=false` is given too. */
+export const forceGiven = (req: IncomingRequest) => queryBool(req.query, "force") !== undefined;
+export const forceRequested = (req: IncomingRequest) => queryBool(req.query, "force") === true;
+
+/**
+ * DeleteOptions from the body when there is one, else from the query: Kubernetes' delete handler reads
+ * one or the other, never both.
+ */
 export async function deleteOptions(req: IncomingRequest): Promise<{ options: DeleteOptions; dryRun: boolean }> {
-  const q = req.query;
   const text = await readText(req);
-  let body: Record<string, unknown> = {};
-  if (text.trim()) {
-    const parsed = parseBody(text, req.headers.get("content-type") ?? undefined).value;
-    if (typeof parsed !== "object" || parsed === null) throw errors.badRequest("decoded object cannot be converted to DeleteOptions");
-    body = parsed as Record<string, unknown>;
-    if (body.kind !== undefined && body.kind !== "DeleteOptions") {
-      throw errors.badRequest("decoded object cannot be converted to DeleteOptions");
-    }
-  }
-  const dryRunValues = (body.dryRun as string[] | undefined) ?? q.getAll("dryRun");
+  const body = text.trim() ? deleteOptionsBody(req, text) : deleteOptionsQuery(req.query);
+  const dryRunValues = (body.dryRun as string[] | undefined) ?? [];
   if (dryRunValues.some((d) => d !== "All")) {
     throw errors.invalid({ group: "meta.k8s.io", kind: "DeleteOptions" }, "", [
       { type: "FieldValueNotSupported", field: "dryRun", value: dryRunValues, detail: 'supported values: "All"' },
     ]);
   }
   const options: DeleteOptions = {
-    gracePeriodSeconds: (body.gracePeriodSeconds as number | undefined) ?? int(q, "gracePeriodSeconds"),
-    propagationPolicy: (body.propagationPolicy as string | undefined) ?? q.get("propagationPolicy") ?? undefined,
-    orphanDependents: (body.orphanDependents as boolean | undefined) ?? bool(q.get("orphanDependents")),
+    gracePeriodSeconds: body.gracePeriodSeconds as number | undefined,
+    propagationPolicy: body.propagationPolicy as string | undefined,
+    orphanDependents: body.orphanDependents as boolean | undefined,
     preconditions: body.preconditions as DeleteOptions["preconditions"],
   };
   return { options, dryRun: dryRunValues.length > 0 };
+}
+
+function deleteOptionsBody(req: IncomingRequest, text: string): Record<string, unknown> {
+  const parsed = parseBody(text, req.headers.get("content-type") ?? undefined).value;
+  if (typeof parsed !== "object" || parsed === null) throw errors.badRequest("decoded object cannot be converted to DeleteOptions");
+  const body = parsed as Record<string, unknown>;
+  if (body.kind !== undefined && body.kind !== "DeleteOptions") {
+    throw errors.badRequest("decoded object cannot be converted to DeleteOptions");
+  }
+  return body;
+}
+
+/** The DeleteOptions a query spells, with Kubernetes' conversions (preconditions have no query form). */
+function deleteOptionsQuery(q: URLSearchParams): Record<string, unknown> {
+  return {
+    gracePeriodSeconds: queryInt64(q, "gracePeriodSeconds"),
+    propagationPolicy: q.get("propagationPolicy") ?? undefined,
+    orphanDependents: queryBool(q, "orphanDependents"),
+    dryRun: q.getAll("dryRun"),
+  };
 }

@@ -5,7 +5,7 @@ import type { ObjectHeader } from "@orch/api";
 import { errors } from "@orch/machinery";
 import { type ResourceStore, type WatchEvent, apiVersionOf } from "@orch/registry";
 import { toTable } from "../table.js";
-import { int, listOptions } from "./options.js";
+import { listOptions } from "./options.js";
 import type { VerbHandler } from "./request.js";
 
 const encoder = new TextEncoder();
@@ -31,8 +31,8 @@ function concat(parts: Uint8Array[]): Uint8Array {
 
 /** Streams watch events as JSON lines until the timeout, the client leaving, or an error. */
 export const watch: VerbHandler = async ({ deps, req, kind, store, format }) => {
-  const options = { ...listOptions(req), limit: undefined };
-  const timeoutSeconds = int(req.query, "timeoutSeconds");
+  const { timeoutSeconds, ...listed } = listOptions(req);
+  const options = { ...listed, limit: undefined };
   const bookmarks = options.allowWatchBookmarks === true;
   const line = (type: string, object: unknown) => encodeLine(type, typeof object === "string" ? object : JSON.stringify(object));
   let watcher: Awaited<ReturnType<ResourceStore["watch"]>>;
@@ -53,7 +53,8 @@ export const watch: VerbHandler = async ({ deps, req, kind, store, format }) => 
     }
     return event.object;
   };
-  const timeoutMs = (timeoutSeconds && timeoutSeconds > 0 ? timeoutSeconds : 1800 * (1 + Math.random())) * 1000;
+  // As Kubernetes: no timeout (or 0) is a random 30 to 60 minutes; a negative one ends the watch at once.
+  const timeoutMs = timeoutSeconds ? Math.max(0, timeoutSeconds) * 1000 : 1800 * (1 + Math.random()) * 1000;
   let lastRevision = 0;
   const timer = setTimeout(() => watcher.close(), timeoutMs);
   // Periodic bookmarks tell the client how far the stream has progressed even without changes.
