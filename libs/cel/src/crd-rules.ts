@@ -6,7 +6,9 @@
 // RuleType from a structural schema and walks the object.
 import { Environment, Optional } from "@marcbachmann/cel-js";
 import { type AstNode, CostLimitExceeded, type Evaluator, activeMeter, charge, instrument, metered } from "./metering.js";
-import { regexpProblem } from "./regexp-guard.js";
+import { registerExtensionLibraries } from "./extension-libraries.js";
+import { afterCheck, aggregateLiteralIssue, beforeCheck, literalIssues } from "./kubernetes-semantics.js";
+import { type ListKind, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 import { registerQuantityAndSemver } from "./libraries.js";
 
 /** celconfig.PerCallLimit: the runtime cost one rule evaluation may use. */
@@ -16,9 +18,11 @@ export const CRD_RULES_RUNTIME_COST_BUDGET = 10_000_000;
 
 /** The CEL type of a schema node (apiserver/pkg/cel/common.SchemaDeclType). */
 export type RuleType =
-  | { readonly kind: "object"; readonly fields: readonly RuleField[] }
+  /** `preservesUnknownFields`: fields beyond `fields` are kept for equality (not selectable). */
+  | { readonly kind: "object"; readonly fields: readonly RuleField[]; readonly preservesUnknownFields?: boolean }
   | { readonly kind: "map"; readonly value: RuleType }
-  | { readonly kind: "list"; readonly item: RuleType }
+  /** `listKind`: x-kubernetes-list-type set or map (with the escaped key names); atomic when absent. */
+  | { readonly kind: "list"; readonly item: RuleType; readonly listKind?: ListKind }
   | { readonly kind: "int" | "double" | "string" | "bool" | "bytes" | "timestamp" | "duration" | "dyn" };
 
 /** A member of an object type, by its JSON name; CEL sees it under its escaped name. */
@@ -82,7 +86,7 @@ export function escapeFieldName(name: string): string | undefined {
 // The base environment: libraries every rule environment starts from.
 // ---------------------------------------------------------------------------------------------
 
-const base = registerQuantityAndSemver(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: true }));
+const base = registerQuantityAndSemver(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }));
 
 // Lists library (k8s.io/apiserver/pkg/cel/library/lists.go), for the comparable element types.
 const compare = (a: unknown, b: unknown): number => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
@@ -105,21 +109,10 @@ for (const t of ["int", "double", "string"] as const) {
   }
 }
 
-// Regex library (k8s.io/apiserver/pkg/cel/library/regex.go) and the strings extension's replace.
-const regex = (pattern: string): RegExp => {
-  const problem = regexpProblem(pattern);
-  if (problem) throw new Error(problem);
-  return new RegExp(pattern, "u");
-};
+// Kubernetes' other libraries (IP, CIDR, URL, format, sets, regex, strings.quote/format) and the
+// strings extension's replace and charAt.
+registerExtensionLibraries(base);
 base
-  .registerFunction("string.find(string): string", (s: string, p: string) => regex(p).exec(s)?.[0] ?? "")
-  .registerFunction("string.findAll(string): list<string>", (s: string, p: string) =>
-    [...s.matchAll(new RegExp(regex(p).source, "gu"))].map((m) => m[0]),
-  )
-  .registerFunction("string.findAll(string, int): list<string>", (s: string, p: string, n: bigint) => {
-    const all = [...s.matchAll(new RegExp(regex(p).source, "gu"))].map((m) => m[0]);
-    return n < 0n ? all : all.slice(0, Number(n));
-  })
   .registerFunction("string.replace(string, string): string", (s: string, a: string, b: string) => s.replaceAll(a, b))
   .registerFunction("string.replace(string, string, int): string", (s: string, a: string, b: string, n: bigint) => {
     if (n < 0n) return s.replaceAll(a, b);
@@ -154,7 +147,7 @@ function countingRun(this: Evaluator, node: AstNode, ctx: unknown): unknown {
 // Rule types and values
 // ---------------------------------------------------------------------------------------------
 
-type Ctor = new () => Record<string, unknown>;
+type Ctor = new () => RuleObject;
 
 /** The engine's names of the well-known types. */
 const celScalarName = (kind: string): string =>
@@ -182,7 +175,7 @@ class TypeSet {
         if (known) return known;
         t.fields.forEach((f, i) => this.celType(f.type, `${name}_${i}`));
         this.names.set(t, name);
-        this.classes.set(t, class {} as unknown as Ctor);
+        this.classes.set(t, class extends RuleObject {});
         this.order.push(t);
         return name;
       }
@@ -203,7 +196,10 @@ class TypeSet {
         const celName = escapeFieldName(f.name);
         if (celName) fields[celName] = this.typeName(f.type);
       }
-      env.registerType(this.names.get(t)!, { ctor: this.classes.get(t)!, fields });
+      const name = this.names.get(t)!;
+      env.registerType(name, { ctor: this.classes.get(t)!, fields });
+      // cel-go compares objects of a schema type field by field (self == oldSelf).
+      env.registerOperator(`${name} == ${name}`, celEquals);
     }
   }
 
@@ -221,16 +217,24 @@ class TypeSet {
       case "object": {
         if (!isRecord(value)) return untypedToCel(value);
         const out = new (this.classes.get(t)!)();
+        const known = new Set<string>();
         for (const f of t.fields) {
+          known.add(f.name);
           const celName = escapeFieldName(f.name);
           if (celName && Object.hasOwn(value, f.name) && value[f.name] !== null) out[celName] = this.toCel(value[f.name], f.type);
         }
-        return out;
+        if (!t.preservesUnknownFields) return out;
+        return withUnknownFields(out, Object.fromEntries(Object.entries(value).filter(([k]) => !known.has(k))));
       }
       case "map":
         return isRecord(value) ? new Map(Object.entries(value).map(([k, v]) => [k, this.toCel(v, t.value)])) : untypedToCel(value);
       case "list":
-        return Array.isArray(value) ? value.map((v) => this.toCel(v, t.item)) : untypedToCel(value);
+        return Array.isArray(value)
+          ? withListKind(
+              value.map((v) => this.toCel(v, t.item)),
+              t.listKind,
+            )
+          : untypedToCel(value);
       case "int":
         return typeof value === "number" && Number.isInteger(value) ? BigInt(value) : untypedToCel(value);
       case "double":
@@ -334,7 +338,8 @@ function refersTo(node: unknown, name: string): boolean {
 function runtimeMessage(e: unknown): string {
   const err = e as CelError;
   const text = (err.summary ?? err.message ?? String(e)).trim();
-  return text.charAt(0).toLowerCase() + text.slice(1);
+  // The engine capitalises its messages ("No such key"), Go does not; acronyms ("IP Address") stay.
+  return /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
 }
 
 /** Rule environments of one type tree: `oldSelf` plain or optional, created when first needed. */
@@ -375,8 +380,13 @@ function compileExpression(env: Environment, expression: string): { parsed: Pars
   } catch (e) {
     return { issue: celIssue(expression, e as CelError) };
   }
+  beforeCheck(parsed.ast);
   const checked = parsed.check();
   if (!checked.valid) return { issue: celIssue(expression, (checked.error ?? new Error("type check failed")) as CelError) };
+  // Mixed literals are refused after checking, as cel-go's validator does, so string.format() may mix.
+  const [literal] = [aggregateLiteralIssue(parsed.ast), ...literalIssues(parsed.ast, base)].filter((x) => x !== undefined);
+  if (literal) return { issue: celIssue(expression, literal) };
+  afterCheck(parsed.ast, { structuralEquality: true });
   return { parsed, type: checked.type ?? "dyn" };
 }
 

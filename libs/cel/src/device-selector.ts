@@ -3,7 +3,8 @@
 import { DRADevice, draEnvironment } from "./environment.js";
 import { type AstNode, currentNode, metered } from "./metering.js";
 import { Quantity } from "./quantity.js";
-import { regexpProblem } from "./regexp-guard.js";
+import { afterCheck, beforeCheck } from "./kubernetes-semantics.js";
+import { compileRegexp } from "./re2.js";
 import { Semver } from "./semver.js";
 
 /** resourceapi.CELSelectorExpressionMaxLength: 10 Ki, counted in bytes as Go's len(). */
@@ -99,8 +100,8 @@ function literalRegexpProblem(node: AstNode): { offset: number; message: string 
   if (node.op === "rcall" && (node.args as unknown[])[0] === "matches") pattern = ((node.args as unknown[])[2] as AstNode[])[0];
   if (node.op === "call" && (node.args as unknown[])[0] === "matches") pattern = ((node.args as unknown[])[1] as AstNode[])[1];
   if (pattern?.op === "value" && typeof pattern.args === "string") {
-    const message = regexpProblem(pattern.args);
-    if (message) return { offset: pattern.start, message };
+    const compiled = compileRegexp(pattern.args);
+    if (!compiled.ok) return { offset: pattern.start, message: compiled.message };
   }
   const children = Array.isArray(node.args) ? node.args.flat() : [node.args];
   for (const child of children) {
@@ -126,6 +127,7 @@ export function compileDeviceSelector(expression: string): CompileResult {
     const err = e as CelError;
     return compilationFailed(expression, err.range?.start ?? 0, celGoMessage(err));
   }
+  beforeCheck(parsed.ast);
   const checked = parsed.check();
   if (!checked.valid) {
     const err = (checked.error ?? new Error("type check failed")) as CelError;
@@ -138,6 +140,7 @@ export function compileDeviceSelector(expression: string): CompileResult {
   const root = parsed.ast as unknown as AstNode;
   const regexp = literalRegexpProblem(root);
   if (regexp) return compilationFailed(expression, regexp.offset, regexp.message);
+  afterCheck(parsed.ast, { structuralEquality: false });
   const run = parsed as unknown as (context: { device: DRADevice }) => unknown;
   return { ok: true, program: new Program(expression, root, run) };
 }

@@ -3,7 +3,7 @@
 // and optional values from the engine, and a metered evaluator (metering.ts) that enforces a cost bound.
 import { Environment } from "@marcbachmann/cel-js";
 import type { Quantity } from "./quantity.js";
-import { regexpProblem } from "./regexp-guard.js";
+import { registerExtensionLibraries } from "./extension-libraries.js";
 import { registerQuantityAndSemver } from "./libraries.js";
 import { type AstNode, type Evaluator, activeMeter, charge, instrument } from "./metering.js";
 
@@ -26,20 +26,7 @@ function sizeOf(v: unknown): number {
   return 0;
 }
 
-/** Whether `node` is the pattern argument of a `matches()` call `parent`. */
-function isMatchesPattern(parent: AstNode, node: AstNode): boolean {
-  if (parent.op === "rcall") {
-    const [name, , args] = parent.args as [string, AstNode, AstNode[]];
-    return name === "matches" && args[0] === node;
-  }
-  if (parent.op === "call") {
-    const [name, args] = parent.args as [string, AstNode[]];
-    return name === "matches" && args[1] === node;
-  }
-  return false;
-}
-
-const env = registerQuantityAndSemver(new Environment({ enableOptionalTypes: true }))
+const env = registerExtensionLibraries(registerQuantityAndSemver(new Environment({ enableOptionalTypes: true })))
   .registerType({
     name: "kubernetes.DRADevice",
     ctor: DRADevice,
@@ -65,10 +52,6 @@ instrument(env, function meteredRun(this: Evaluator, node: AstNode, ctx: unknown
     m.node = parent;
   }
   if (SIZED_OPS.has(node.op)) charge(m, Math.ceil(sizeOf(result) / 10));
-  if (parent && typeof result === "string" && isMatchesPattern(parent, node)) {
-    const problem = regexpProblem(result);
-    if (problem) throw new Error(problem);
-  }
   return result;
 });
 

@@ -26,3 +26,5 @@ export {
   type RuleField,
   type RuleType,
 } from "./crd-rules.js";
+export { compileRegexp, regexpFind, regexpFindAll, regexpMatches, type CompiledRegexp } from "./re2.js";
+export { celEquals, concatLists, type ListKind } from "./values.js";

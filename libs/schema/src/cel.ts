@@ -41,7 +41,14 @@ export function ruleTypeOf(s: SchemaNode, resourceRoot = false): RuleType | unde
   switch (s.type) {
     case "array": {
       const item = s.items ? ruleTypeOf(s.items) : undefined;
-      return item ? { kind: "list", item } : undefined;
+      if (!item) return undefined;
+      // Set and map lists compare and concatenate by their list type in CEL (values.go).
+      if (s.listType === "set") return { kind: "list", item, listKind: { type: "set" } };
+      if (s.listType === "map") {
+        const keys = s.listMapKeys.map((k) => escapeFieldName(k) ?? k);
+        return { kind: "list", item, listKind: { type: "map", keys } };
+      }
+      return { kind: "list", item };
     }
     case "object": {
       const values = additionalSchema(s);
@@ -56,7 +63,8 @@ export function ruleTypeOf(s: SchemaNode, resourceRoot = false): RuleType | unde
         if (type && escapeFieldName(name)) fields.push({ name, type });
       }
       if (resource) fields.push(...typeAndObjectMeta);
-      return { kind: "object", fields };
+      // Unknown fields are not selectable (Kubernetes: "undefined field"), but take part in equality.
+      return s.preserveUnknownFields ? { kind: "object", fields, preservesUnknownFields: true } : { kind: "object", fields };
     }
     case "string":
       switch (s.raw.format) {

@@ -4,6 +4,7 @@
 // (pkg/validation/errors/schema.go), turned into field errors the way apiextensions-apiserver's
 // kubeOpenAPIResultToFieldErrors does.
 import { type FieldError, fieldError, jsonEqual } from "@orch/machinery";
+import { compileRegexp } from "@orch/cel";
 import { validatesFormat } from "./formats.js";
 import { type SchemaNode, isPlainObject } from "./structural.js";
 import { goFloat } from "./values.js";
@@ -119,24 +120,10 @@ function validateString(s: SchemaNode, path: string, data: string): OpenApiError
   return [];
 }
 
-const patterns = new Map<string, RegExp | string>();
-
-/** An RE2 pattern as a JavaScript RegExp (unicode-aware when it parses so), or the parse error. */
-export function compilePattern(pattern: string): RegExp | string {
-  const known = patterns.get(pattern);
-  if (known !== undefined) return known;
-  let compiled: RegExp | string;
-  try {
-    compiled = new RegExp(pattern, "u");
-  } catch {
-    try {
-      compiled = new RegExp(pattern);
-    } catch (e) {
-      compiled = `error parsing regexp: ${(e as Error).message}`;
-    }
-  }
-  patterns.set(pattern, compiled);
-  return compiled;
+/** A schema pattern, compiled as Go's regexp (RE2): what matches, or Go's parse error. */
+export function compilePattern(pattern: string): { test(text: string): boolean } | string {
+  const compiled = compileRegexp(pattern);
+  return compiled.ok ? compiled.regexp : compiled.message;
 }
 
 /** swag.IsFloat64AJSONInteger. */

@@ -1,0 +1,177 @@
+// Where @marcbachmann/cel-js 8 and cel-go (as Kubernetes configures it) disagree, a parsed expression
+// is adjusted node by node, never the engine's shared registry:
+// - before type checking: has() accepts any select (`has(self[0].matches)`), as cel-go does;
+// - after type checking: matches() runs RE2 (re2.ts), `==`/`!=` compare lists, maps and schema objects
+//   structurally with list-type semantics, `+` concatenates set and map lists as Kubernetes does;
+// - cel-go's AST validators: a constant pattern, duration or timestamp must be valid
+//   ("invalid matches argument").
+// The node shapes relied on here are pinned by test/engine-contract.test.ts.
+import type { Environment } from "@marcbachmann/cel-js";
+import { compileRegexp, regexpMatches } from "./re2.js";
+import { celEquals, concatLists, isStructured } from "./values.js";
+
+/** An AST node of the engine, as far as these passes use it. */
+interface Node {
+  op: string;
+  args: unknown;
+  start: number;
+  readonly meta: Record<string, unknown> & { macro?: Macro; alternate?: Node };
+  handle?: (...params: unknown[]) => unknown;
+  checkedType?: unknown;
+}
+
+interface Macro {
+  args: Node[];
+  macroHasProps?: Node[];
+  typeCheck(checker: Checker, macro: Macro, ctx: unknown): unknown;
+}
+
+interface Checker {
+  check(node: Node, ctx: unknown): unknown;
+  getType(name: string): unknown;
+  createError(code: string, message: string, node: Node): Error;
+}
+
+const isNode = (x: unknown): x is Node =>
+  typeof x === "object" && x !== null && typeof (x as Node).op === "string" && "meta" in (x as object);
+
+/** Every node reachable from `root`, macro expansions included, each once. */
+function walk(root: Node, visit: (n: Node) => void): void {
+  const seen = new Set<unknown>();
+  const descend = (x: unknown): void => {
+    if (typeof x !== "object" || x === null || seen.has(x)) return;
+    seen.add(x);
+    if (isNode(x)) {
+      visit(x);
+      descend(x.args);
+      descend(x.meta.alternate);
+      const macro = x.meta.macro as unknown as Record<string, unknown> | undefined;
+      if (macro) for (const v of Object.values(macro)) descend(v);
+      return;
+    }
+    if (Array.isArray(x)) for (const v of x) descend(v);
+    else if (Object.getPrototypeOf(x) === Object.prototype) for (const v of Object.values(x)) descend(v);
+  };
+  descend(root);
+}
+
+/**
+ * cel-go's has(): the argument is any field selection; the operand is checked as an expression. The
+ * engine only allows a chain of selections from a variable, so `has(self[0].x)` failed to compile.
+ */
+function typeCheckHas(checker: Checker, macro: Macro, ctx: unknown): unknown {
+  const argument = macro.args[0];
+  if (argument?.op !== ".")
+    throw checker.createError("invalid_macro_argument", "invalid argument to has() macro", argument ?? ({} as Node));
+  let node: Node = argument;
+  if (!macro.macroHasProps) {
+    const props: Node[] = [];
+    while (node.op === "." || node.op === ".?") {
+      props.push(node);
+      node = (node.args as [Node, string])[0];
+    }
+    checker.check(node, ctx);
+    props.push(node);
+    macro.macroHasProps = props;
+  }
+  return checker.getType("bool");
+}
+
+/** Before type checking. */
+export function beforeCheck(root: unknown): void {
+  walk(root as Node, (n) => {
+    if (n.op === "call" && (n.args as [string])[0] === "has" && n.meta.macro) n.meta.macro.typeCheck = typeCheckHas;
+  });
+}
+
+export interface LiteralIssue {
+  message: string;
+  range: { start: number };
+}
+
+const literalString = (n: Node | undefined): string | undefined => (n?.op === "value" && typeof n.args === "string" ? n.args : undefined);
+
+/** cel-go's ValidateRegexLiterals, ValidateDurationLiterals and ValidateTimestampLiterals. */
+export function literalIssues(root: unknown, env: Environment): LiteralIssue[] {
+  const issues: LiteralIssue[] = [];
+  walk(root as Node, (n) => {
+    if (n.op !== "call" && n.op !== "rcall") return;
+    const name = (n.args as [string])[0];
+    // cel-go checks the first argument after the receiver, whichever call style.
+    const first = n.op === "rcall" ? (n.args as [string, Node, Node[]])[2][0] : (n.args as [string, Node[]])[1][0];
+    const literal = literalString(first);
+    if (literal === undefined || !first) return;
+    if (name === "matches" && !compileRegexp(literal).ok) {
+      issues.push({ message: "invalid matches argument", range: { start: first.start } });
+    } else if ((name === "duration" || name === "timestamp") && n.op === "call") {
+      try {
+        env.evaluate(`${name}(${JSON.stringify(literal)})`);
+      } catch {
+        issues.push({ message: `invalid ${name} argument`, range: { start: first.start } });
+      }
+    }
+  });
+  return issues;
+}
+
+const typeName = (n: Node): string => {
+  const t = n.checkedType as { name?: string } | undefined;
+  return (t?.name ?? "dyn").replaceAll("<", "(").replaceAll(">", ")");
+};
+
+/**
+ * cel-go's ValidateHomogeneousAggregateLiterals: list elements, map keys and map values of a literal
+ * share one type, except inside the arguments of string.format(), which mixes them by design.
+ */
+export function aggregateLiteralIssue(root: unknown): LiteralIssue | undefined {
+  const exempt = new Set<Node>();
+  walk(root as Node, (n) => {
+    if (n.op === "rcall" && (n.args as [string])[0] === "format") {
+      walk({ op: "exempt", args: (n.args as [string, Node, Node[]])[2], start: 0, meta: {} }, (inner) => exempt.add(inner));
+    }
+  });
+  let issue: LiteralIssue | undefined;
+  walk(root as Node, (n) => {
+    if (issue || exempt.has(n)) return;
+    const groups: Node[][] =
+      n.op === "list" && Array.isArray(n.args)
+        ? [n.args as Node[]]
+        : n.op === "map" && Array.isArray(n.args)
+          ? [(n.args as [Node, Node][]).map((e) => e[0]), (n.args as [Node, Node][]).map((e) => e[1])]
+          : [];
+    for (const group of groups) {
+      const [first, ...rest] = group;
+      if (!first) continue;
+      const expected = typeName(first);
+      const odd = rest.find((e) => typeName(e) !== expected && typeName(e) !== "dyn" && expected !== "dyn");
+      if (odd) {
+        issue = { message: `expected type '${expected}' but found '${typeName(odd)}'`, range: { start: odd.start } };
+        return;
+      }
+    }
+  });
+  return issue;
+}
+
+/** After type checking: RE2 matches() and Kubernetes' equality and list concatenation. */
+export function afterCheck(root: unknown, options: { structuralEquality: boolean }): void {
+  walk(root as Node, (n) => {
+    const original = n.handle;
+    if (!original) return;
+    if ((n.op === "rcall" || n.op === "call") && (n.args as [string])[0] === "matches") {
+      // rcall handles take (values, evaluator, node), call handles (values, node, evaluator).
+      n.handle = (values: unknown, ...rest: unknown[]) => {
+        const [text, pattern] = values as unknown[];
+        if (typeof text === "string" && typeof pattern === "string") return regexpMatches(text, pattern);
+        return original(values, ...rest);
+      };
+    } else if (options.structuralEquality && (n.op === "==" || n.op === "!=")) {
+      const negate = n.op === "!=";
+      n.handle = (left: unknown, right: unknown, ...rest: unknown[]) =>
+        isStructured(left) || isStructured(right) ? celEquals(left, right) !== negate : original(left, right, ...rest);
+    } else if (options.structuralEquality && n.op === "+") {
+      n.handle = (left: unknown, right: unknown, ...rest: unknown[]) =>
+        Array.isArray(left) && Array.isArray(right) ? concatLists(left, right) : original(left, right, ...rest);
+    }
+  });
+}
