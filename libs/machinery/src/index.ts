@@ -14,5 +14,6 @@ export * from "./selectors/label-selector-validation.js";
 export { SelectorError } from "./selectors/selector-error.js";
 export { goAggregate, goQuote } from "./values/go-format.js";
 export { compareUtf8 } from "./values/utf8.js";
+export { goBase64Error } from "./values/go-base64.js";
 export * from "./patch/shape.js";
 export { applyStrategicMergePatch, parseStrategicMergePatch } from "./patch/strategic-merge.js";

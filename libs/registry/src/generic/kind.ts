@@ -41,6 +41,12 @@ export type KindObject<S extends AnySchema> = v.InferOutput<S> extends ObjectHea
  */
 export interface Strategy<T extends ObjectHeader = ObjectHeader> {
   // ---- decoding (create, update, patch, apply) ----
+  /**
+   * What Kubernetes does while it decodes a body into its internal type, beyond the schema: a
+   * Secret's `stringData` merges into `data`, and `[]byte` values must be base64. Returns the
+   * decoder's error text for a body Go would refuse (a 400), else undefined. Runs before `defaults`.
+   */
+  fromVersioned?: (obj: T) => string | undefined;
   /** Defaults that depend on other fields (Kubernetes' SetDefaults_<Kind>), applied after decoding. */
   defaults?: (obj: T) => void;
 

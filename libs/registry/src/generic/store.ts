@@ -338,6 +338,11 @@ export class ResourceStore {
       // Go decodes an absent field as its zero value and validation then says "Required value".
       (name, errs) => this.invalid(name, errs),
     );
+    const decodingError = this.kind.strategy.fromVersioned?.(obj);
+    if (decodingError) {
+      const { kind, version } = this.kind;
+      throw errors.badRequest(`${kind} in version ${JSON.stringify(version)} cannot be handled as a ${kind}: ${decodingError}`);
+    }
     this.kind.strategy.defaults?.(obj);
     return obj;
   }

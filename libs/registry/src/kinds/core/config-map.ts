@@ -2,7 +2,7 @@
 // IsConfigMapKey, no key in both data and binaryData, at most 1 MiB of both together, and nothing of
 // data, binaryData or immutable may change once `immutable` is true.
 import { ConfigMap } from "@orch/api";
-import { type FieldError, FieldPath, fieldError, jsonEqual } from "@orch/machinery";
+import { type FieldError, FieldPath, fieldError, goBase64Error, jsonEqual } from "@orch/machinery";
 import type { KindDefinition, Strategy } from "../../generic/kind.js";
 import { AGE, column, defineKind } from "../../generic/define.js";
 import { isConfigMapKey } from "./pod-validation-formats.js";
@@ -39,7 +39,16 @@ function validateUpdate(configMap: ConfigMap, old: ConfigMap): FieldError[] {
   return [...errs, ...validate(configMap)];
 }
 
-const strategy: Strategy<ConfigMap> = { validate, validateUpdate };
+/** `binaryData` is `[]byte`: a value that is not base64 is the decoder's error (400), as for a Secret's data. */
+function fromVersioned(configMap: ConfigMap): string | undefined {
+  for (const value of Object.values(configMap.binaryData ?? {})) {
+    const error = goBase64Error(value);
+    if (error) return error;
+  }
+  return undefined;
+}
+
+const strategy: Strategy<ConfigMap> = { fromVersioned, validate, validateUpdate };
 
 export const configMaps = (): KindDefinition =>
   defineKind({
