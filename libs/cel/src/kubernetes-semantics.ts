@@ -63,14 +63,15 @@ function typeCheckHas(checker: Checker, macro: Macro, ctx: unknown): unknown {
   const argument = macro.args[0];
   if (argument?.op !== ".")
     throw checker.createError("invalid_macro_argument", "invalid argument to has() macro", argument ?? ({} as Node));
-  let node: Node = argument;
+  // The selection is checked as an expression: an undefined field is a compile error, as in cel-go.
+  checker.check(argument, ctx);
   if (!macro.macroHasProps) {
     const props: Node[] = [];
+    let node: Node = argument;
     while (node.op === "." || node.op === ".?") {
       props.push(node);
       node = (node.args as [Node, string])[0];
     }
-    checker.check(node, ctx);
     props.push(node);
     macro.macroHasProps = props;
   }
