@@ -84,32 +84,35 @@ export function createApp(deps: AppDeps): Hono<Env> {
 
   if (!deps.publicDiscovery) for (const [path, handler] of discovery) app.get(path, handler);
 
-  app.get("/version", () => respond(200, VERSION_INFO));
+  // go-restful, which serves these in Kubernetes, ignores a trailing slash: `/version/` and `/apis/apps/v1/`
+  // answer as without it (kube-aggregator does the same for `/apis/` and `/apis/<group>/`).
+  const orSlash = <P extends string>(path: P): [P, `${P}/`] => [path, `${path}/`];
+  app.on("GET", orSlash("/version"), () => respond(200, VERSION_INFO));
   app.get("/metrics", metricsEndpoint(deps.metrics));
 
-  app.get("/api", (c) => {
+  app.on("GET", orSlash("/api"), (c) => {
     if (wantsAggregated(c.req.header("accept"))) {
       return withType(respond(200, aggregatedDiscovery(deps.registry, true)), AGGREGATED_TYPE);
     }
     return respond(200, { kind: "APIVersions", versions: ["v1"], serverAddressByClientCIDRs: [] });
   });
-  app.get("/apis", (c) => {
+  app.on("GET", orSlash("/apis"), (c) => {
     if (wantsAggregated(c.req.header("accept"))) {
       return withType(respond(200, aggregatedDiscovery(deps.registry, false)), AGGREGATED_TYPE);
     }
     return respond(200, apiGroupList(deps.registry));
   });
-  app.get("/api/:version{v[0-9a-z]+}", (c) => {
+  app.on("GET", orSlash("/api/:version{v[0-9a-z]+}"), (c) => {
     const kinds = deps.registry.groups().get("")?.get(c.req.param("version"));
     return kinds ? respond(200, apiResourceList(c.req.param("version"), kinds)) : respondError(errors.notFoundPath());
   });
-  app.get("/apis/:group", (c) => {
+  app.on("GET", orSlash("/apis/:group"), (c) => {
     const group = namedGroups(deps.registry).find((g) => g.name === c.req.param("group"));
     if (!group) return text(404, "404 page not found");
     const { kinds: _k, ...rest } = group;
     return respond(200, { kind: "APIGroup", apiVersion: "v1", ...rest });
   });
-  app.get("/apis/:group/:version", (c) => {
+  app.on("GET", orSlash("/apis/:group/:version"), (c) => {
     const kinds = deps.registry.groups().get(c.req.param("group"))?.get(c.req.param("version"));
     if (!kinds) return text(404, "404 page not found");
     return respond(200, apiResourceList(`${c.req.param("group")}/${c.req.param("version")}`, kinds));
