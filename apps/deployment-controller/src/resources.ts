@@ -25,9 +25,16 @@ export interface WellKnownNames {
   maxReplicas: string;
   /** Pods with a lower cost are deleted first on scale-down. */
   podDeletionCost: string;
+  /**
+   * `deployment.kubernetes.io/revision` when the profile names the revision otherwise: kubectl's
+   * `rollout history` and `rollout undo` read that name only, so replica sets carry it as well.
+   */
+  kubectlRevision: string | undefined;
   /** Deployment annotations never copied to its replica sets. */
   notCopiedToReplicaSets: ReadonlySet<string>;
 }
+
+const KUBECTL_REVISION = "deployment.kubernetes.io/revision";
 
 export function wellKnownNames(profile: NamingProfile): WellKnownNames {
   const domain = profile.wellKnownDomain;
@@ -38,10 +45,13 @@ export function wellKnownNames(profile: NamingProfile): WellKnownNames {
     maxReplicas: `deployment.${domain}/max-replicas`,
     podDeletionCost: `controller.${domain}/pod-deletion-cost`,
   };
+  const kubectlRevision = names.revision === KUBECTL_REVISION ? undefined : KUBECTL_REVISION;
   return {
     ...names,
+    kubectlRevision,
     notCopiedToReplicaSets: new Set([
       LAST_APPLIED_CONFIGURATION,
+      ...(kubectlRevision ? [kubectlRevision] : []),
       names.revision,
       names.revisionHistory,
       names.desiredReplicas,

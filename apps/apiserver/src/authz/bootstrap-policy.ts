@@ -130,8 +130,9 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
         urls(["get"], ["/metrics", "/metrics/slis", "/livez", "/readyz", "/healthz", "/livez/*", "/readyz/*", "/healthz/*"]),
       ]),
       clusterRole("system:basic-user", [
-        rule(["create"], [authorization], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]),
-        rule(["create"], [authentication], ["selfsubjectreviews"]),
+        // In the orch profile kubectl's self reviews are served under Kubernetes' names as well.
+        rule(["create"], [...new Set([authorization, "authorization.k8s.io"])], ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]),
+        rule(["create"], [...new Set([authentication, "authentication.k8s.io"])], ["selfsubjectreviews"]),
       ]),
       // orch lets every authenticated caller check a token (Kubernetes grants it with system:auth-delegator).
       clusterRole("system:token-reviewer", [rule(["create"], [authentication], ["tokenreviews"])]),

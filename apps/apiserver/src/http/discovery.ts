@@ -73,7 +73,7 @@ export function apiResourceList(groupVersion: string, kinds: KindDefinition[]) {
 export function namedGroups(registry: KindRegistry) {
   const out = [];
   for (const [group, versions] of registry.groups()) {
-    if (group === "") continue;
+    if (group === "" || [...versions.values()].every((kinds) => kinds.every((k) => k.unlisted))) continue;
     const names = [...versions.keys()].sort(compareVersions);
     const gvs = names.map((v) => ({ groupVersion: `${group}/${v}`, version: v }));
     out.push({ name: group, versions: gvs, preferredVersion: gvs[0]!, kinds: versions });

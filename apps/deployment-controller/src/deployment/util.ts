@@ -253,6 +253,11 @@ export function setNewReplicaSetAnnotations(
     }
   }
   if (!exists && setReplicasAnnotations(rs, replicasOf(d), replicasOf(d) + maxSurge(d), names)) changed = true;
+  const mirror = names.kubectlRevision;
+  if (mirror && annotations[names.revision] !== undefined && annotations[mirror] !== annotations[names.revision]) {
+    annotations[mirror] = annotations[names.revision]!;
+    changed = true;
+  }
   return changed;
 }
 

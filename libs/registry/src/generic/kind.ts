@@ -180,6 +180,11 @@ export interface KindDefinition<T extends ObjectHeader = ObjectHeader> {
   genericMetaValidation?: boolean;
   /** Sent as a `Warning` with every request to this version (a deprecated custom resource version). */
   deprecationWarning?: string;
+  /**
+   * Served but left out of discovery's group lists: the self reviews under Kubernetes' group names in
+   * the orch profile, for kubectl, which posts them there without asking discovery.
+   */
+  unlisted?: boolean;
   /** Decodes bodies: type checks, pruning, static defaults. */
   schema: AnySchema;
   /**

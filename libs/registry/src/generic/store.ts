@@ -354,9 +354,18 @@ export class ResourceStore {
     if (!sub) throw errors.notFoundPath();
     const parent = parse(await this.get(namespace, name));
     const apiVersion = sub.group ? `${sub.group}/${sub.version}` : sub.version;
+    // Read before decoding, which sets the action's own apiVersion.
+    const requested = (body.value as { apiVersion?: unknown } | null)?.apiVersion;
     const request = decodeAs({ ...sub, apiVersion, checkApiVersion: false }, { value: body.value }, ctx, options);
     sub.defaults?.(request);
-    return sub.answer(parent, request, ctx, this.cluster);
+    const answer = await sub.answer(parent, request, ctx, this.cluster);
+    // kubectl sends `kubectl create token`'s TokenRequest as authentication.k8s.io/v1 whatever the
+    // profile, and decodes the answer only under that name: a request under the Kubernetes name of the
+    // action's group is answered under it.
+    const domain = `.${ctx.profile.apiDomain}`;
+    const kubernetesName = sub.group.endsWith(domain) ? `${sub.group.slice(0, -domain.length)}.k8s.io/${sub.version}` : undefined;
+    if (kubernetesName && requested === kubernetesName && answer.apiVersion === apiVersion) answer.apiVersion = kubernetesName;
+    return answer;
   }
 
   // ---- /scale ----------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-import type { NamingProfile } from "@orch/api";
+import { type NamingProfile, namingProfile } from "@orch/api";
 import type { KindDefinition } from "../generic/kind.js";
 import type { KindServices } from "../generic/services.js";
 import { certificateSigningRequests } from "./certificates/certificate-signing-request.js";
@@ -64,5 +64,19 @@ export function builtinKinds(profile: NamingProfile, services: KindServices = {}
     selfSubjectAccessReviews(profile),
     selfSubjectRulesReviews(profile),
     ...(services.tokens ? [tokenReviews(profile, services.tokens)] : []),
+    ...(profile.name === "orch" ? selfReviewsUnderKubernetesNames() : []),
   ];
+}
+
+/**
+ * `kubectl auth can-i` and `kubectl auth whoami` post their reviews to authorization.k8s.io and
+ * authentication.k8s.io whatever the server's names, and decode the answer only under those names: in
+ * the orch profile the self reviews are served there too, unlisted in discovery.
+ */
+function selfReviewsUnderKubernetesNames(): KindDefinition[] {
+  const kubernetes = namingProfile("kubernetes");
+  return [selfSubjectReviews(kubernetes), selfSubjectAccessReviews(kubernetes), selfSubjectRulesReviews(kubernetes)].map((kind) => ({
+    ...kind,
+    unlisted: true,
+  }));
 }
