@@ -19,8 +19,9 @@ const projects =
 const entries = [];
 const built = [];
 for (const project of projects) {
-  // `main.ts` is the process's entry point; `worker.ts`, when there is one, the code main runs on a thread.
-  const found = ["main", "worker"]
+  // `main.ts` is the process's entry point; `worker.ts`, when there is one, the code main runs on a
+  // thread; `testing.ts`, a library entry a package exports (tools/control-plane).
+  const found = ["main", "worker", "testing"]
     .map((entry) => ({ main: join(project, "src", `${entry}.ts`), out: join(project, "dist", `${entry}.mjs`) }))
     .filter(({ main }) => existsSync(join(root, main)));
   if (found.length === 0) {

@@ -13,7 +13,7 @@ import { followBusAuthorization } from "./bus-authorization.js";
 import { watchJetStream } from "./jetstream-watchdog.js";
 import { Supervised } from "./supervisor.js";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const here = dirname(fileURLToPath(import.meta.url));
 const started = Date.now();
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -36,12 +36,41 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ti
   }
 }
 
-function findNatsServer(): string {
+function findNatsServer(): string | undefined {
   for (const dir of [...(process.env.PATH ?? "").split(":"), "/usr/sbin", "/usr/local/bin"]) {
     const candidate = join(dir, "nats-server");
     if (dir && existsSync(candidate)) return candidate;
   }
-  throw new Error("nats-server not found on PATH (install it, e.g. `apt-get install nats-server`, or set ORCH_NATS_URL)");
+  return undefined;
+}
+
+/**
+ * Where the processes' bundles are: beside the launcher in the orch package (`apiserver/main.mjs`,
+ * `controllers/<name>.mjs`), or in this repository's `apps/<name>/dist/main.mjs`.
+ */
+function bundles(): { apiserver: string; controllers: Map<string, string> } {
+  if (existsSync(join(here, "apiserver", "main.mjs"))) {
+    const dir = join(here, "controllers");
+    const names = readdirSync(dir).filter((f) => f.endsWith(".mjs"));
+    return { apiserver: join(here, "apiserver", "main.mjs"), controllers: new Map(names.map((f) => [f.slice(0, -4), join(dir, f)])) };
+  }
+  const apps = resolve(here, "..", "..", "..", "apps");
+  const built = (name: string) => join(apps, name, "dist", "main.mjs");
+  const names = readdirSync(apps).filter((name) => name !== "apiserver" && existsSync(built(name)));
+  return { apiserver: built("apiserver"), controllers: new Map(names.map((name) => [name, built(name)])) };
+}
+
+/** The controllers ORCH_CONTROLLERS selects: `all` (unset), `none`, or a comma-separated list of names. */
+function selectControllers(available: Map<string, string>, setting: string | undefined): [string, string][] {
+  const value = (setting ?? "").trim();
+  if (value === "" || value === "all") return [...available].sort(([a], [b]) => a.localeCompare(b));
+  if (value === "none") return [];
+  return value.split(",").map((name) => {
+    const entry = available.get(name.trim());
+    if (!entry)
+      throw new Error(`ORCH_CONTROLLERS names ${JSON.stringify(name.trim())}; the controllers are ${[...available.keys()].join(", ")}`);
+    return [name.trim(), entry];
+  });
 }
 
 /** Kills the process a pid file names if it is still that program (a pid may have been reused), and waits. */
@@ -78,13 +107,6 @@ async function waitForEventStream(bus: ConnectionOptions): Promise<void> {
   }
 }
 
-/** Controller apps: every app with a built entry point, apart from the apiserver. */
-function controllerApps(): string[] {
-  return readdirSync(join(root, "apps"))
-    .filter((name) => name !== "apiserver" && existsSync(join(root, "apps", name, "dist", "main.mjs")))
-    .sort();
-}
-
 async function main(): Promise<void> {
   const dataDir = resolve(process.env.ORCH_DATA_DIR || ".orch");
   // What the control plane writes (database, keys, the NATS store with every event) is this user's
@@ -117,7 +139,16 @@ async function main(): Promise<void> {
   // user watch (docs/security.md). The apiserver makes the certificates and the authorization file, so
   // it starts first; its relay connects once NATS is up.
   const pki = join(dataDir, "pki");
-  const ownBus = !env.ORCH_NATS_URL;
+  const { apiserver: apiserverBundle, controllers: available } = bundles();
+  const controllers = selectControllers(available, env.ORCH_CONTROLLERS);
+  // ORCH_NATS=off, or no nats-server to run: no bus; controllers watch over HTTPS.
+  const natsServer = env.ORCH_NATS_URL || env.ORCH_NATS === "off" ? undefined : findNatsServer();
+  if (!env.ORCH_NATS_URL && !natsServer) {
+    log(
+      `[launcher] no event bus (${env.ORCH_NATS === "off" ? "ORCH_NATS=off" : "no nats-server on the PATH"}): controllers watch over HTTPS, nothing is published on NATS`,
+    );
+  }
+  const ownBus = natsServer !== undefined;
   const busAuthorizationFile = join(dataDir, "nats-authorization.conf");
   const natsPort = ownBus ? await freePort() : 0;
   const busCredentials = (cert: string): NodeJS.ProcessEnv =>
@@ -137,10 +168,7 @@ async function main(): Promise<void> {
     ...busCredentials(join(pki, "event-relay")),
     ...(ownBus ? { ORCH_NATS_AUTHORIZATION_FILE: busAuthorizationFile } : {}),
   };
-  const apiserver = new Supervised(
-    { name: "apiserver", command: process.execPath, args: [join(root, "apps", "apiserver", "dist", "main.mjs")], env: apiserverEnv },
-    log,
-  );
+  const apiserver = new Supervised({ name: "apiserver", command: process.execPath, args: [apiserverBundle], env: apiserverEnv }, log);
   children.push(apiserver);
   apiserver.start();
   await waitFor(() => existsSync(kubeconfig), "the apiserver");
@@ -166,7 +194,7 @@ async function main(): Promise<void> {
     const nats = new Supervised(
       {
         name: "nats",
-        command: findNatsServer(),
+        command: natsServer,
         args: ["-c", config],
         env,
         // nats-server's banner is noise here; its warnings and errors are not, but for one: nats-server
@@ -195,17 +223,14 @@ async function main(): Promise<void> {
   // Each controller finds its own identity in the data directory (controllers/<app>.kubeconfig); a
   // KUBECONFIG of the user's environment would send it to another cluster, or as another user.
   const { KUBECONFIG: _userKubeconfig, ...controllerEnv } = env;
-  for (const name of controllerApps()) {
+  for (const [name, bundle] of controllers) {
     // An app without a bus identity of its own (one the apiserver does not know) watches over HTTPS.
     const identity = join(pki, "controllers", name);
     const childEnv =
       ownBus && !existsSync(`${identity}.crt`)
         ? { ...controllerEnv, ORCH_NATS_URL: "" }
         : { ...controllerEnv, ...busCredentials(identity) };
-    const child = new Supervised(
-      { name, command: process.execPath, args: [join(root, "apps", name, "dist", "main.mjs")], env: childEnv },
-      log,
-    );
+    const child = new Supervised({ name, command: process.execPath, args: [bundle], env: childEnv }, log);
     children.push(child);
     child.start();
   }

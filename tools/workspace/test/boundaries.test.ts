@@ -31,8 +31,13 @@ const packages: Pkg[] = (["apps", "libs", "tools"] as const).flatMap((area) =>
       const json = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
         name: string;
         dependencies?: Record<string, string>;
+        devDependencies?: Record<string, string>;
+        files?: string[];
       };
-      const dependencies = Object.keys(json.dependencies ?? {});
+      // A package published as a bundle (it has `files`) declares the workspace packages it bundles as
+      // devDependencies: a user installing it must not be sent looking for them.
+      const bundled = json.files ? Object.keys(json.devDependencies ?? {}).filter((d) => d.startsWith("@orch/")) : [];
+      const dependencies = [...Object.keys(json.dependencies ?? {}), ...bundled];
       const imported = new Set<string>();
       const src = join(dir, "src");
       for (const file of statSafe(src) ? sources(src) : []) {

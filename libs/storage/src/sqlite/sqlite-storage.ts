@@ -6,6 +6,7 @@ import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { chmodSync, closeSync, existsSync, openSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   type Change,
   type ChangeType,
@@ -45,7 +46,10 @@ export interface SqliteOptions {
 const SCAN_BATCH = 1000;
 
 function migrationsFolder(): string {
-  // Resolved through the package so it works from source and from a bundled app alike.
+  // Beside the bundle when one ships them (the @orch/control-plane package); otherwise resolved through
+  // the package, which works from source and from this repository's bundled apps alike.
+  const beside = join(dirname(fileURLToPath(import.meta.url)), "migrations", "sqlite");
+  if (existsSync(beside)) return beside;
   const pkg = createRequire(import.meta.url).resolve("@orch/storage/package.json");
   return join(dirname(pkg), "migrations", "sqlite");
 }
