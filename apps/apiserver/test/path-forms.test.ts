@@ -36,3 +36,29 @@ describe("a trailing slash", () => {
     expect([one.status, one.body.metadata.name]).toEqual([200, "s"]);
   });
 });
+
+describe("the deprecated /watch/ prefix", () => {
+  /** Lines of a watch that a negative timeoutSeconds ends once the queued events are out. */
+  const events = (text: string) =>
+    text
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { type: string; object: { metadata: { name: string } } })
+      .map((e) => `${e.type} ${e.object.metadata.name}`);
+
+  it("watches a collection, or the one object named", async () => {
+    const ns = await freshNamespace(t.api);
+    for (const name of ["a", "b"]) expect((await t.api.post(paths.secrets(ns), secret(name))).status).toBe(201);
+    const all = await t.api.get(`/api/v1/watch/namespaces/${ns}/secrets?timeoutSeconds=-1`);
+    expect([all.status, events(all.text).sort()]).toEqual([200, ["ADDED a", "ADDED b"]]);
+    const one = await t.api.get(`/api/v1/watch/namespaces/${ns}/secrets/b?timeoutSeconds=-1`);
+    expect([one.status, events(one.text)]).toEqual([200, ["ADDED b"]]);
+  });
+
+  it("refuses a field selector naming another object", async () => {
+    const ns = await freshNamespace(t.api);
+    const r = await t.api.get(`/api/v1/watch/namespaces/${ns}/secrets/b?fieldSelector=metadata.name%3Dc`);
+    expect(r.status).toBe(400);
+    expect(r.body.message).toBe("fieldSelector metadata.name doesn't match requested name");
+  });
+});

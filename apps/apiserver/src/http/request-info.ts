@@ -46,6 +46,10 @@ export function resourceRequest(method: string, path: string, watch: boolean): R
   } else {
     return undefined;
   }
+  // The deprecated `/watch/` prefix Kubernetes still serves (`/api/v1/watch/namespaces/x/pods[/name]`):
+  // a watch of the collection, or of the one object named.
+  const watchPrefix = rest[0] === "watch" && rest.length > 1 && (method === "GET" || method === "HEAD");
+  if (watchPrefix) rest = rest.slice(1);
   let namespace = "";
   if (rest[0] === "namespaces" && rest.length > 1) {
     namespace = rest[1]!;
@@ -57,7 +61,7 @@ export function resourceRequest(method: string, path: string, watch: boolean): R
   switch (method) {
     case "GET":
     case "HEAD":
-      verb = name ? "get" : watch ? "watch" : "list";
+      verb = watchPrefix ? "watch" : name ? "get" : watch ? "watch" : "list";
       break;
     case "POST":
       verb = "create";

@@ -2,7 +2,7 @@
 // client leaving, or an error.
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
 import type { ObjectHeader } from "@orch/api";
-import { errors } from "@orch/machinery";
+import { errors, parseFieldSelector } from "@orch/machinery";
 import { type ResourceStore, type WatchEvent, apiVersionOf } from "@orch/registry";
 import { toTable } from "../table.js";
 import { listOptions } from "./options.js";
@@ -29,10 +29,29 @@ function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
+/**
+ * A watch of one named object (the `/watch/` prefix) is a watch of `metadata.name=<name>`; a field
+ * selector of its own may only say the same, as in Kubernetes' ListResource.
+ */
+function nameSelector(name: string, fieldSelector: string | undefined): string | undefined {
+  if (!name) return fieldSelector;
+  if (!fieldSelector) return `metadata.name=${name}`;
+  let selected: string | undefined;
+  try {
+    const requirements = parseFieldSelector(fieldSelector).requirements;
+    const exact = requirements.find((r) => r.field === "metadata.name" && r.operator === "=");
+    selected = exact?.value;
+  } catch {
+    selected = undefined;
+  }
+  if (selected !== name) throw errors.badRequest("fieldSelector metadata.name doesn't match requested name");
+  return fieldSelector;
+}
+
 /** Streams watch events as JSON lines until the timeout, the client leaving, or an error. */
 export const watch: VerbHandler = async ({ deps, req, kind, store, format }) => {
   const { timeoutSeconds, ...listed } = listOptions(req);
-  const options = { ...listed, limit: undefined };
+  const options = { ...listed, limit: undefined, fieldSelector: nameSelector(req.info.name, listed.fieldSelector) };
   const bookmarks = options.allowWatchBookmarks === true;
   const line = (type: string, object: unknown) => encodeLine(type, typeof object === "string" ? object : JSON.stringify(object));
   let watcher: Awaited<ReturnType<ResourceStore["watch"]>>;
