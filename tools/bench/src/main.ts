@@ -14,6 +14,7 @@ import { eventRate, natsLatency } from "./events.js";
 import { type LoadResult, type Tls, percentile, pool, runLoad } from "./load.js";
 import { slowClientLatency } from "./slow-clients.js";
 import { tokenLoad } from "./tokens.js";
+import { controlPlaneStarts } from "./control-planes.js";
 import { watcherFanout } from "./watchers.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -310,6 +311,7 @@ async function main(): Promise<void> {
 
   const starts = await coldStart(process.execPath, [join(root, "tools", "launcher", "dist", "main.mjs")]);
   const npmStarts = await coldStart("npm", ["start", "--silent"]);
+  const planes = await controlPlaneStarts(root, N.starts);
   const base = await baseline(api.tls, api.serving);
 
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
@@ -378,6 +380,16 @@ async function main(): Promise<void> {
         ),
         0,
       )} ms median of ${npmStarts.length}`,
+      "",
+    ],
+    [
+      "startControlPlane() (@orch/control-plane/testing) to a ready kubeconfig: no controllers / all",
+      `${fmt(percentile(planes.none, 50), 0)} / ${fmt(percentile(planes.all, 50), 0)} ms median of ${planes.none.length}`,
+      "≤ 1,000 / ≤ 1,500 ms",
+    ],
+    [
+      "one such control plane with every controller: RSS of all its processes; 8 started at once",
+      `${fmt(planes.rssMiB, 0)} MiB; the 8 ready after ${fmt(planes.parallel.ms, 0)} ms`,
       "",
     ],
     [

@@ -62,6 +62,8 @@ export interface ControlPlane {
   group(name: string): string;
   /** The data directory (removed by `stop`). */
   dataDir: string;
+  /** The launcher's process id (its children: the apiserver, NATS, the controllers). */
+  pid: number;
   /** What the processes printed so far, for a failing test's message. */
   output: string[];
   /**
@@ -136,6 +138,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     nats,
     group,
     dataDir,
+    pid: launcher.pid!,
     output,
     async recordEvents(recorderOptions = {}) {
       const source = nats ? natsSource(nats) : httpWatchSource(server, tls, recorderOptions.resources ?? []);

@@ -1,0 +1,66 @@
+// Throw-away control planes as a test suite starts them (`@orch/control-plane/testing`, from the
+// assembled package): the time to a ready kubeconfig with no controllers and with all of them, the
+// memory of one, and eight started at once.
+import { execFileSync } from "node:child_process";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+/** What the bench uses of the test API (the package's own types exist only once it is assembled). */
+interface TestingApi {
+  startControlPlane(options?: { controllers?: "all" | "none" }): Promise<{ pid: number; stop(): Promise<void> }>;
+}
+
+export interface ControlPlaneFigures {
+  none: number[];
+  all: number[];
+  /** RSS of one control plane with every controller: the launcher and all its descendants. */
+  rssMiB: number;
+  /** Eight started together, until the last is ready. */
+  parallel: { count: number; ms: number };
+}
+
+/** Resident memory of `pid` and every process below it, from /proc. */
+function treeRssMiB(pid: number): number {
+  const rows = execFileSync("ps", ["-eo", "pid=,ppid=,rss="], { encoding: "utf8" })
+    .trim()
+    .split("\n")
+    .map((line) => line.trim().split(/\s+/).map(Number) as [number, number, number]);
+  const tree = new Set([pid]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [p, parent] of rows) {
+      if (tree.has(parent) && !tree.has(p)) {
+        tree.add(p);
+        grew = true;
+      }
+    }
+  }
+  return rows.filter(([p]) => tree.has(p)).reduce((sum, [, , rss]) => sum + rss, 0) / 1024;
+}
+
+export async function controlPlaneStarts(root: string, runs: number, parallel = 8): Promise<ControlPlaneFigures> {
+  execFileSync(process.execPath, [join(root, "tools", "control-plane", "assemble.mjs")], { stdio: "ignore" });
+  const api = (await import(pathToFileURL(join(root, "tools", "control-plane", "dist", "testing.mjs")).href)) as TestingApi;
+  const timed = async (controllers: "all" | "none") => {
+    const times: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const t0 = performance.now();
+      const cp = await api.startControlPlane({ controllers });
+      times.push(performance.now() - t0);
+      await cp.stop();
+    }
+    return times.sort((a, b) => a - b);
+  };
+  const none = await timed("none");
+  const all = await timed("all");
+  const one = await api.startControlPlane({ controllers: "all" });
+  // Settled: the controllers have listed and the relay caught up.
+  await new Promise((r) => setTimeout(r, 2000));
+  const rssMiB = treeRssMiB(one.pid);
+  await one.stop();
+  const t0 = performance.now();
+  const planes = await Promise.all(Array.from({ length: parallel }, () => api.startControlPlane({ controllers: "all" })));
+  const ms = performance.now() - t0;
+  await Promise.all(planes.map((p) => p.stop()));
+  return { none, all, rssMiB, parallel: { count: parallel, ms } };
+}
