@@ -136,7 +136,11 @@ function flowControlFromEnv(env: NodeJS.ProcessEnv): FlowControlConfig {
   const d = flowControlDefaults;
   const config: FlowControlConfig = {
     maxRequestsInflight: int(env.ORCH_MAX_REQUESTS_INFLIGHT, d.maxRequestsInflight, "ORCH_MAX_REQUESTS_INFLIGHT"),
-    maxMutatingRequestsInflight: int(env.ORCH_MAX_MUTATING_REQUESTS_INFLIGHT, d.maxMutatingRequestsInflight, "ORCH_MAX_MUTATING_REQUESTS_INFLIGHT"),
+    maxMutatingRequestsInflight: int(
+      env.ORCH_MAX_MUTATING_REQUESTS_INFLIGHT,
+      d.maxMutatingRequestsInflight,
+      "ORCH_MAX_MUTATING_REQUESTS_INFLIGHT",
+    ),
     queueLengthLimit: int(env.ORCH_FLOW_QUEUE_LENGTH_LIMIT, d.queueLengthLimit, "ORCH_FLOW_QUEUE_LENGTH_LIMIT"),
     maxWatches: int(env.ORCH_MAX_WATCHES, d.maxWatches, "ORCH_MAX_WATCHES"),
     maxWatchesPerUser: int(env.ORCH_MAX_WATCHES_PER_USER, d.maxWatchesPerUser, "ORCH_MAX_WATCHES_PER_USER"),

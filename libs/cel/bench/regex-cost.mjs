@@ -41,7 +41,7 @@ const jsPats = pats.map((p) => p.replace("(?i)", ""));
 let k = 0;
 run(
   "RegExp",
-  (p) => new RegExp(jsPats[k++], "u"),
+  () => new RegExp(jsPats[k++], "u"),
   (re, s) => re.test(s),
 );
 run(
