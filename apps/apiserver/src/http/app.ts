@@ -16,7 +16,7 @@ import { FlowControl } from "../flow-control/filter.js";
 import { type FlowControlConfig, flowControlDefaults } from "../flow-control/priority-levels.js";
 import { type Env, authentication, authorization, deadline, impersonation, limitBody, requestLog } from "./filters.js";
 import { instrumentRequests, metricsEndpoint } from "./metrics.js";
-import { OPENAPI_V2_STUB, OpenApiDocuments } from "./openapi.js";
+import { OpenApiDocuments } from "./openapi.js";
 import { MAX_BODY_BYTES, type ResourceDeps, handleResource, methodNotAllowed } from "./resources/index.js";
 import { respond, respondError } from "./respond.js";
 
@@ -64,7 +64,7 @@ const text = (status: number, body: string) => new Response(body, { status, head
 
 export function createApp(deps: AppDeps): Hono<Env> {
   const app = new Hono<Env>();
-  const openapi = new OpenApiDocuments(deps.registry);
+  const openapi = new OpenApiDocuments(deps.registry, deps.profile);
   const discovery = oidcDiscoveryRoutes(deps.tokens, deps.jwksUri, deps.log);
 
   // Before everything, health checks included: every response carries its Audit-ID, as in Kubernetes.
@@ -118,12 +118,12 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return respond(200, apiResourceList(`${c.req.param("group")}/${c.req.param("version")}`, kinds));
   });
 
-  app.get("/openapi/v3", () => respond(200, openapi.root()));
-  app.get("/openapi/v3/*", (c) => {
-    const doc = openapi.document(c.req.path.slice("/openapi/v3/".length));
-    return doc ? respond(200, doc) : respondError(errors.notFoundPath());
-  });
-  app.get("/openapi/v2", () => new Response(OPENAPI_V2_STUB, { headers: { "Content-Type": "application/octet-stream" } }));
+  app.get("/openapi/v3", (c) => openapi.root(c.req.raw));
+  app.get(
+    "/openapi/v3/*",
+    (c) => openapi.groupVersion(c.req.raw, c.req.path.slice("/openapi/v3/".length)) ?? respondError(errors.notFoundPath()),
+  );
+  app.get("/openapi/v2", (c) => openapi.v2(c.req.raw));
 
   const requestTimeoutMs = deps.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   // A request waits for a seat at most a quarter of its deadline, as Kubernetes' APF.

@@ -192,6 +192,8 @@ export interface KindDefinition<T extends ObjectHeader = ObjectHeader> {
    * the rest) and returns the dropped paths, reported like unknown fields under fieldValidation.
    */
   prune?: (obj: Record<string, unknown>) => string[];
+  /** A custom resource version's `openAPIV3Schema` as its CRD declares it, published under /openapi. */
+  openAPIV3Schema?: Readonly<Record<string, unknown>>;
   /**
    * One storage served in several versions (a custom resource with conversion `None`): objects are
    * stored with this apiVersion and read back in the version requested; nothing else changes.

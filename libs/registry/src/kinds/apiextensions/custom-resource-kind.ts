@@ -135,6 +135,7 @@ function versionKind(
     genericMetaValidation: true,
     schema: CustomObject,
     ...(pruning ? { prune: (obj: Record<string, unknown>) => pruning.prune(obj) } : {}),
+    ...(openAPIV3Schema ? { openAPIV3Schema: openAPIV3Schema as Record<string, unknown> } : {}),
     ...(structural ? { shape: structural.shape } : {}),
     storageApiVersion,
     strategy,
