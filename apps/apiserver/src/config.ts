@@ -2,6 +2,7 @@
 import { type NamingProfile, profileFromEnv } from "@orch/api";
 import { type BusConnection, busConnectionFromEnv } from "@orch/bus-access";
 import { resolve } from "node:path";
+import { parseIpv4Range } from "@orch/registry";
 import { type FlowControlConfig, flowControlDefaults } from "./flow-control/priority-levels.js";
 
 export interface ApiserverConfig {
@@ -41,6 +42,8 @@ export interface ApiserverConfig {
   flowControl?: FlowControlConfig;
   /** How long an Event lives after its last write (ORCH_EVENT_TTL_SECONDS, Kubernetes' --event-ttl); default 1 h. */
   eventTtlMs?: number;
+  /** ORCH_SERVICE_CLUSTER_IP_RANGE, Kubernetes' --service-cluster-ip-range: where Services' cluster IPs come from. */
+  serviceClusterIPRange?: string;
 }
 
 /** Kubernetes' --audit-policy-file, --audit-log-path, --audit-log-maxsize and --audit-log-maxbackup (ORCH_AUDIT_*). */
@@ -185,6 +188,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
     serviceAccounts: serviceAccountsFromEnv(env),
     requestTimeoutMs: int(env.ORCH_REQUEST_TIMEOUT_SECONDS, 60, "ORCH_REQUEST_TIMEOUT_SECONDS") * 1000,
     eventTtlMs: eventTtlFromEnv(env) * 1000,
+    // Parsed here so that a bad range refuses start-up.
+    ...(env.ORCH_SERVICE_CLUSTER_IP_RANGE ? { serviceClusterIPRange: parseIpv4Range(env.ORCH_SERVICE_CLUSTER_IP_RANGE).cidr } : {}),
     audit: auditFromEnv(env),
     ...(env.ORCH_ENCRYPTION_PROVIDER_CONFIG ? { encryptionProviderConfig: resolve(env.ORCH_ENCRYPTION_PROVIDER_CONFIG) } : {}),
     flowControl: flowControlFromEnv(env),

@@ -46,6 +46,9 @@ import { CustomResourceServing } from "./custom-resources.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
 import { DEFAULT_EVENT_TTL_MS, EventTtl } from "./controllers/event-ttl.js";
 import { NamespaceFinalizer } from "./controllers/namespace-finalizer.js";
+import { EndpointsController } from "./controllers/endpoints.js";
+import { ServiceAllocations } from "./services/service-allocations.js";
+import { advertiseAddress, ensureKubernetesService } from "./services/kubernetes-service.js";
 
 type FetchCallback = Parameters<typeof createAdaptorServer>[0]["fetch"];
 
@@ -147,8 +150,11 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     cluster,
   });
 
+  // Cluster IPs and node ports in use, from the stored Services, before any Service is written.
+  const serviceAllocations = await ServiceAllocations.start(storage, config.serviceClusterIPRange, log.child("service-allocations"));
   const registry = new KindRegistry();
-  for (const kind of builtinKinds(config.profile, { tokens: authentication.tokenService })) registry.add(kind);
+  const kindServices = { tokens: authentication.tokenService, serviceAllocators: serviceAllocations.allocators };
+  for (const kind of builtinKinds(config.profile, kindServices)) registry.add(kind);
   await ensureDefaultNamespace(storage);
   await ensureBuiltinObjects({ storage, hub }, config.profile);
   // Custom kinds are registered before the components that index every kind's objects start.
@@ -172,6 +178,22 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   const rbacGroup = config.profile.group("rbac.authorization");
   const authorizer = await RbacAuthorizer.start(storage, rbacGroup);
   await ensureBootstrapPolicy(config.profile, registry, storeFor, systemContext());
+  const discovery = config.profile.group("discovery");
+  const serviceStores = {
+    services: storeFor(registry.lookup("", "v1", "services")!),
+    pods: storeFor(registry.lookup("", "v1", "pods")!),
+    endpoints: storeFor(registry.lookup("", "v1", "endpoints")!),
+    endpointSlices: storeFor(registry.lookup(discovery, "v1", "endpointslices")!),
+  };
+  await ensureKubernetesService(
+    serviceStores,
+    config.profile,
+    serviceAllocations.allocators.firstAddress,
+    port,
+    advertiseAddress(config.bind),
+    systemContext(),
+    log,
+  );
   const aggregator = new ClusterRoleAggregator(
     storage,
     authorizer,
@@ -209,6 +231,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     systemContext,
     log.child("event-ttl"),
   );
+  const endpointsController = new EndpointsController(storage, serviceStores, config.profile, systemContext, log.child("endpoints"));
   // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
   const relay = config.bus
     ? EventRelay.start(storage, natsConnectOptions(config.bus, "orch-apiserver-relay"), { ...config.events, log: log.child("event-relay") })
@@ -259,8 +282,16 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     async close() {
       ready = false;
       clearInterval(compactor);
-      await Promise.all([namespaceFinalizer.stop(), garbageCollector.stop(), eventTtl.stop(), aggregator.stop(), busAuthorization?.stop()]);
+      await Promise.all([
+        namespaceFinalizer.stop(),
+        garbageCollector.stop(),
+        eventTtl.stop(),
+        endpointsController.stop(),
+        aggregator.stop(),
+        busAuthorization?.stop(),
+      ]);
       authorizer.stop();
+      serviceAllocations.stop();
       customResources.stop();
       hub.close();
       namespaces.close();

@@ -15,4 +15,6 @@ export * from "./kinds/apiextensions.js";
 export * from "./kinds/meta-list.js";
 export * from "./kinds/coordination.js";
 export * from "./kinds/events.js";
+export * from "./kinds/services.js";
+export * from "./kinds/discovery.js";
 export * from "./shape.js";

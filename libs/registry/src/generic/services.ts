@@ -1,6 +1,7 @@
 // What some kinds need from the server beyond storage, injected so that this library stays free of
 // the apiserver: issuing and reviewing tokens (TokenRequest, TokenReview).
 import type { ObjectHeader } from "@orch/api";
+import type { ServiceAllocators } from "../kinds/core/service-allocator.js";
 import type { UserInfo } from "./authorizer.js";
 
 export interface IssueTokenRequest {
@@ -37,4 +38,6 @@ export interface TokenService {
 export interface KindServices {
   /** Without it, `serviceaccounts/token` and `tokenreviews` are not served. */
   tokens?: TokenService;
+  /** Cluster IPs and node ports of Services, kept current with the stored Services by the apiserver. */
+  serviceAllocators?: ServiceAllocators;
 }

@@ -9,6 +9,8 @@ import { clusterTrustBundles } from "./certificates/cluster-trust-bundle.js";
 import { customResourceDefinitions } from "./apiextensions/custom-resource-definition.js";
 import { deployments } from "./apps/deployment.js";
 import { deviceClasses } from "./resource/device-class.js";
+import { endpointSlices } from "./discovery/endpoint-slice.js";
+import { endpoints } from "./core/endpoints.js";
 import { events } from "./core/event.js";
 import { eventsV1Events } from "./events/event.js";
 import { leases } from "./coordination/lease.js";
@@ -23,6 +25,7 @@ import { roles } from "./rbac/role.js";
 import { secrets } from "./core/secret.js";
 import { selfSubjectReviews } from "./authentication/self-subject-review.js";
 import { serviceAccounts } from "./core/service-account.js";
+import { services as serviceKind } from "./core/service.js";
 import {
   localSubjectAccessReviews,
   selfSubjectAccessReviews,
@@ -42,6 +45,9 @@ export function builtinKinds(profile: NamingProfile, services: KindServices = {}
     configMaps(),
     events(),
     eventsV1Events(profile),
+    serviceKind(services.serviceAllocators),
+    endpoints(),
+    endpointSlices(profile),
     serviceAccounts(profile, services.tokens),
     pods(),
     podTemplates(),
