@@ -1,0 +1,69 @@
+// The real kubectl with Services: `kubectl cluster-info` finds the control plane, `kubectl expose
+// deployment` makes a Service with an address from the range, and `kubectl get svc,endpoints,endpointslices`
+// prints Kubernetes' columns for the Service and what the endpoints controller wrote for it.
+import { eventually } from "@orch/testing";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ControlPlane, startControlPlane } from "./control-plane.js";
+
+let cp: ControlPlane;
+
+beforeAll(async () => {
+  cp = await startControlPlane();
+});
+
+afterAll(async () => {
+  if (cp?.launcher.exitCode === null) await cp.stop();
+});
+
+const ok = async (...args: string[]) => {
+  const out = await cp.kubectl(...args);
+  expect(out.stderr).toBe("");
+  expect(out.code).toBe(0);
+  return out.stdout;
+};
+
+describe("kubectl with Services", () => {
+  it("cluster-info prints the control plane's URL", async () => {
+    const server = /server: (\S+)/.exec(await ok("config", "view", "-o", "yaml"))?.[1];
+    const out = await ok("cluster-info");
+    // kubectl colours the URL; the text around it is Kubernetes'.
+    expect(out.replace(/\x1b\[[0-9;]*m/g, "")).toContain(`Kubernetes control plane is running at ${server}`);
+  });
+
+  it("lists the kubernetes Service in default", async () => {
+    const lines = (await ok("get", "svc", "kubernetes")).trim().split("\n");
+    expect(lines[0]).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
+    expect(lines[1]).toMatch(/^kubernetes\s+ClusterIP\s+10\.96\.0\.1\s+<none>\s+443\/TCP\s+\d+[sm]$/);
+  });
+
+  it("exposes a deployment, and prints the Service, its Endpoints and its EndpointSlice", async () => {
+    await ok("create", "namespace", "svc");
+    expect(await ok("-n", "svc", "create", "deployment", "web", "--image=nginx")).toBe("deployment.apps/web created\n");
+    expect(await ok("-n", "svc", "expose", "deployment", "web", "--port", "80")).toBe("service/web exposed\n");
+    const service = JSON.parse(await ok("-n", "svc", "get", "svc", "web", "-o", "json"));
+    expect(service.spec).toMatchObject({
+      selector: { app: "web" },
+      ports: [{ port: 80, protocol: "TCP", targetPort: 80 }],
+      type: "ClusterIP",
+    });
+    const clusterIP: string = service.spec.clusterIP;
+    expect(clusterIP).toMatch(/^10\.(9[6-9]|10\d|11[01])\.\d+\.\d+$/);
+    // The endpoints controller writes both for the new Service (no pod has an IP: nothing runs pods).
+    const out = await eventually("the Endpoints and the EndpointSlice of web", async () => {
+      const r = await cp.kubectl("-n", "svc", "get", "svc,endpoints,endpointslices");
+      return r.code === 0 && /endpointslice/.test(r.stdout) && /endpoints\/web/.test(r.stdout) ? r.stdout : undefined;
+    });
+    const blocks = out
+      .trim()
+      .split("\n\n")
+      .map((b) => b.split("\n"));
+    expect(blocks).toHaveLength(3);
+    const [svc, ep, slice] = blocks as [string[], string[], string[]];
+    expect(svc[0]).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
+    expect(svc[1]).toMatch(new RegExp(`^service/web\\s+ClusterIP\\s+${clusterIP.replace(/\./g, "\\.")}\\s+<none>\\s+80/TCP\\s+\\d+s$`));
+    expect(ep[0]).toMatch(/^NAME\s+ENDPOINTS\s+AGE$/);
+    expect(ep[1]).toMatch(/^endpoints\/web\s+<none>\s+\d+s$/);
+    expect(slice[0]).toMatch(/^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE$/);
+    expect(slice[1]).toMatch(/^endpointslice\.discovery\.orch\.io\/web-[a-z0-9]{5}\s+IPv4\s+<unset>\s+<unset>\s+\d+s$/);
+  });
+});
