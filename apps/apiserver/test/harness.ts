@@ -243,6 +243,8 @@ export interface TestServerOptions {
   flowControl?: ApiserverConfig["flowControl"];
   /** How long Events live after their last write (default 1 h). */
   eventTtlMs?: number;
+  /** Where Services' cluster IPs come from (default 10.96.0.0/12). */
+  serviceClusterIPRange?: string;
 }
 
 /**
@@ -264,6 +266,7 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
     ...(options.headerTimeoutMs ? { headerTimeoutMs: options.headerTimeoutMs } : {}),
     ...(options.flowControl ? { flowControl: options.flowControl } : {}),
     ...(options.eventTtlMs ? { eventTtlMs: options.eventTtlMs } : {}),
+    ...(options.serviceClusterIPRange ? { serviceClusterIPRange: options.serviceClusterIPRange } : {}),
   };
   if (options.tokens) writeFileSync(join(dataDir, "tokens.csv"), `${options.tokens.join("\n")}\n`);
   const t = Object.assign(into, { dataDir, config });

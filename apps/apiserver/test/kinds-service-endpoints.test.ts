@@ -138,19 +138,12 @@ describe("Service", () => {
     expect(outside.body.message).toContain(
       "failed to allocate IP 10.0.0.1: the provided IP (10.0.0.1) is not in the valid range. The range of valid IPs is 10.96.0.0/12",
     );
+    const ipv6 = await t.api.post(services(ns), web("e", { ipFamilies: ["IPv6"] }));
+    expect(causes(ipv6.body)).toEqual(['spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster']);
     const notAnIP = await t.api.post(services(ns), web("d", { clusterIP: "ten" }));
     expect(causes(notAnIP.body)).toEqual([
       'spec.clusterIPs[0]: Invalid value: "ten": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
     ]);
-  });
-
-  it("hands out 50 distinct addresses to 50 concurrent creates", async () => {
-    const ns = await freshNamespace(t.api);
-    const created = await Promise.all(Array.from({ length: 50 }, (_, i) => t.api.post(services(ns), web(`s${i}`))));
-    expect(created.map((r) => r.status)).toEqual(Array(50).fill(201));
-    const ips = created.map((r) => r.body.spec.clusterIP as string);
-    expect(new Set(ips).size).toBe(50);
-    expect(ips.every(inDefaultRange)).toBe(true);
   });
 
   it("releases the address on delete for the next Service, and keeps clusterIP immutable", async () => {
@@ -210,6 +203,26 @@ describe("Service", () => {
     expect(bare.body.spec.ipFamilyPolicy).toBe("RequireDualStack");
     const nodePort = await t.api.post(services(ns), service("np", { clusterIP: "None", type: "NodePort", ports: [{ port: 80 }] }));
     expect(causes(nodePort.body)).toEqual(["spec.clusterIPs[0]: Invalid value: \"None\": may not be set to 'None' for NodePort services"]);
+  });
+});
+
+describe("a small service range", () => {
+  // 62 usable addresses: random picks would collide among 50 creates without the reservations.
+  const small = useTestServer({ serviceClusterIPRange: "10.200.0.0/26" });
+
+  it("gives 50 concurrent creates distinct addresses, then says the range is full", async () => {
+    const ns = await freshNamespace(small.api);
+    const created = await Promise.all(Array.from({ length: 50 }, (_, i) => small.api.post(services(ns), web(`s${i}`))));
+    expect(created.map((r) => r.status)).toEqual(Array(50).fill(201));
+    const ips = created.map((r) => r.body.spec.clusterIP as string);
+    expect(new Set(ips).size).toBe(50);
+    expect(ips.every((ip) => /^10\.200\.0\.(\d+)$/.test(ip) && Number(ip.split(".")[3]) >= 1 && Number(ip.split(".")[3]) <= 62)).toBe(true);
+    // The kubernetes Service holds the first address: 11 are left.
+    const rest = await Promise.all(Array.from({ length: 11 }, (_, i) => small.api.post(services(ns), web(`r${i}`))));
+    expect(rest.map((r) => r.status)).toEqual(Array(11).fill(201));
+    const full = await small.api.post(services(ns), web("full"));
+    expect(full.status).toBe(500);
+    expect(full.body.message).toBe("Internal error occurred: failed to allocate a serviceIP: range is full");
   });
 });
 

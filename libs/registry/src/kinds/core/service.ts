@@ -338,6 +338,18 @@ function allocate(service: Service, old: Service | undefined, allocators: Servic
   const s = service.spec;
   const uid = service.metadata.uid ?? "";
   const errs: FieldError[] = [];
+  // initIPFamilyFields on a single-stack IPv4 cluster.
+  if (needsClusterIP(service)) {
+    (s.ipFamilies ?? []).forEach((family, i) => {
+      if (family !== "IPv4") errs.push(fieldError.invalid(spec.child("ipFamilies").index(i), family, "not configured on this cluster"));
+    });
+    const headlessWithoutSelector = isHeadless(service) && !Object.keys(s.selector ?? {}).length;
+    if (s.ipFamilyPolicy === "RequireDualStack" && !headlessWithoutSelector)
+      errs.push(
+        fieldError.invalid(spec.child("ipFamilyPolicy"), s.ipFamilyPolicy, "this cluster is not configured for dual-stack services"),
+      );
+    if (errs.length) return errs;
+  }
   if (needsClusterIP(service) && !isHeadless(service) && !(old && needsClusterIP(old) && old.spec.clusterIP)) {
     const requested = s.clusterIPs?.[0];
     const fail = (why: string) =>
