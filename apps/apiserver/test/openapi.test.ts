@@ -213,6 +213,13 @@ describe("/openapi/v2", () => {
     expect((await t.api.get("/openapi/v2", { accept: "application/json", headers: { "If-None-Match": v2.headers.etag! } })).status).toBe(
       304,
     );
+    // client-go's protobuf request gets a Content-Type Go's mime parser accepts (no `@`), as from kube-openapi.
+    const protobuf = await t.api.get("/openapi/v2", { accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" });
+    expect([protobuf.status, protobuf.headers["content-type"]]).toEqual([
+      200,
+      "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
+    ]);
+    expect((await t.api.get("/openapi/v2", { accept: "text/html" })).status).toBe(406);
   });
 });
 
@@ -288,5 +295,18 @@ describe("kubectl", () => {
     const stored = (await t.api.get("/apis/apps/v1/namespaces/default/deployments/smp")).body;
     expect(stored.spec.strategy).toEqual({ type: "Recreate" });
     expect(stored.spec.template.spec.containers[0].env).toEqual([{ name: "A", value: "a2" }]);
+  });
+
+  it("applies a kind of an orch group, unknown to kubectl's compiled-in types, with a strategic merge patch", async () => {
+    const file = join(t.dataDir, "priorityclass.yaml");
+    const priorityClass = (labels: string, extra: string) =>
+      `apiVersion: scheduling.orch.io/v1\nkind: PriorityClass\nmetadata:\n  name: batch\n  labels: {${labels}}\nvalue: 1000\n${extra}`;
+    writeFileSync(file, priorityClass("use: batch, tier: low", "description: nightly jobs\n"));
+    expect((await kubectl(t, "apply", "-f", file)).stderr).toBe("");
+    writeFileSync(file, priorityClass("use: batch", ""));
+    const configured = await kubectl(t, "apply", "-f", file, "-v=7");
+    expect(configured.stderr).toMatch(/Content-Type: application\/strategic-merge-patch\+json/);
+    const stored = (await t.api.get("/apis/scheduling.orch.io/v1/priorityclasses/batch")).body;
+    expect([stored.description, stored.metadata.labels]).toEqual([undefined, { use: "batch" }]);
   });
 });

@@ -18,7 +18,9 @@ import {
 
 /** A protobuf `openapi_v2.Document` with swagger "2.0" and an info block, and nothing else. */
 const OPENAPI_V2_PROTOBUF_STUB = Buffer.from("0a03322e3012150a0a4b756265726e65746573120776312e33322e34", "hex");
-const V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+// Asked for with an `@` (client-go), answered without: Go's mime parser refuses the `@` in a Content-Type.
+const V2_PROTOBUF_ASKED = "com.github.proto-openapi.spec.v2@v1.0+protobuf";
+const V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
 const INFO = { title: "Kubernetes", version: "v1.32.4" };
 
 const gvPath = (k: Pick<KindDefinition, "group" | "version">) => (k.group ? `apis/${k.group}/${k.version}` : `api/${k.version}`);
@@ -76,6 +78,14 @@ function kindEntries(k: KindDefinition, schema: string, list: string) {
       delete: op("delete", [...scope, pathParam("name"), ...WRITE_PARAMS], "io.k8s.apimachinery.pkg.apis.meta.v1.Status"),
     },
   };
+  if (k.subresources.status) {
+    // Kubernetes lists /status with the kind's own group-version-kind and operations.
+    paths[`${base}/{name}/status`] = {
+      get: op("get", [...scope, pathParam("name")], schema),
+      put: op("put", [...scope, pathParam("name"), ...WRITE_PARAMS], schema, { "*/*": { schema: schemaRef(schema) } }),
+      patch: op("patch", [...scope, pathParam("name"), ...WRITE_PARAMS, query("force", "boolean")], schema, patchBody),
+    };
+  }
   return paths;
 }
 
@@ -245,10 +255,10 @@ export class OpenApiDocuments {
   v2(request: Request): Response {
     const built = this.build();
     const accept = request.headers.get("accept");
-    if (
-      accepts(accept, "application", "com.github.proto-openapi.spec.v2@v1.0+protobuf") &&
-      !accepts(accept, "application", "json", false)
-    ) {
+    const protobuf = [V2_PROTOBUF_ASKED, V2_PROTOBUF.slice("application/".length)].some((subtype) =>
+      accepts(accept, "application", subtype, false),
+    );
+    if (protobuf && !accepts(accept, "application", "json", false)) {
       const response = new Response(OPENAPI_V2_PROTOBUF_STUB, { headers: { "Content-Type": V2_PROTOBUF } });
       response.headers.set("ETag", `"${built.v2.etag}"`);
       return response;
