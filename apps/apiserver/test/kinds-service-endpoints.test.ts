@@ -206,6 +206,42 @@ describe("Service", () => {
   });
 });
 
+describe("Service status", () => {
+  it("takes a load balancer's ingress on /status only, validated, with ipMode VIP by default", async () => {
+    const ns = await freshNamespace(t.api);
+    const created = await t.api.post(services(ns), web("lb", { type: "LoadBalancer" }));
+    expect(created.status).toBe(201);
+    expect(created.body.spec.allocateLoadBalancerNodePorts).toBe(true);
+    const ignored = await t.api.put(`${services(ns)}/lb`, {
+      ...created.body,
+      status: { loadBalancer: { ingress: [{ ip: "192.0.2.10" }] } },
+    });
+    expect(ignored.body.status).toEqual({ loadBalancer: {} });
+    const bad = await t.api.put(`${services(ns)}/lb/status`, {
+      ...ignored.body,
+      status: { loadBalancer: { ingress: [{ ip: "x" }, { hostname: "192.0.2.11" }] } },
+    });
+    expect(causes(bad.body)).toEqual([
+      'status.loadBalancer.ingress[0].ip: Invalid value: "x": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)',
+      'status.loadBalancer.ingress[1].hostname: Invalid value: "192.0.2.11": must be a DNS name, not an IP address',
+    ]);
+    const set = await t.api.put(`${services(ns)}/lb/status`, {
+      ...ignored.body,
+      status: { loadBalancer: { ingress: [{ ip: "192.0.2.10" }] } },
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.status.loadBalancer.ingress).toEqual([{ ip: "192.0.2.10", ipMode: "VIP" }]);
+    const table = await t.api.get(services(ns), { accept: TABLE });
+    expect(table.body.rows[0].cells.slice(0, 5)).toEqual([
+      "lb",
+      "LoadBalancer",
+      set.body.spec.clusterIP,
+      "192.0.2.10",
+      `80:${set.body.spec.ports[0].nodePort}/TCP`,
+    ]);
+  });
+});
+
 describe("a small service range", () => {
   // 62 usable addresses: random picks would collide among 50 creates without the reservations.
   const small = useTestServer({ serviceClusterIPRange: "10.200.0.0/26" });

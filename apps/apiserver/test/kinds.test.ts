@@ -56,6 +56,24 @@ const cases: Case[] = [
     deleteReturns: "Status",
   },
   {
+    kind: "Service",
+    path: "/api/v1/namespaces/NS/services",
+    body: (name) => ({ metadata: { name }, spec: { selector: { app: "k" }, ports: [{ port: 80 }] } }),
+    deleteReturns: "object",
+  },
+  {
+    kind: "Endpoints",
+    path: "/api/v1/namespaces/NS/endpoints",
+    body: (name) => ({ metadata: { name }, subsets: [{ addresses: [{ ip: "10.1.2.3" }], ports: [{ port: 80 }] }] }),
+    deleteReturns: "Status",
+  },
+  {
+    kind: "EndpointSlice",
+    path: "/apis/discovery.orch.io/v1/namespaces/NS/endpointslices",
+    body: (name) => ({ metadata: { name }, addressType: "IPv4", endpoints: [{ addresses: ["10.1.2.3"] }], ports: [{ port: 80 }] }),
+    deleteReturns: "Status",
+  },
+  {
     kind: "CertificateSigningRequest",
     path: "/apis/certificates.orch.io/v1/certificatesigningrequests",
     body: (name) => ({

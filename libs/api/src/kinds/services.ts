@@ -82,7 +82,10 @@ export function defaultService(service: Service): void {
   if (spec.sessionAffinity === "ClientIP" && !spec.sessionAffinityConfig?.clientIP?.timeoutSeconds) {
     spec.sessionAffinityConfig = { ...spec.sessionAffinityConfig, clientIP: { timeoutSeconds: 10800 } };
   }
-  if (spec.type === "LoadBalancer") spec.allocateLoadBalancerNodePorts ??= true;
+  if (spec.type === "LoadBalancer") {
+    spec.allocateLoadBalancerNodePorts ??= true;
+    for (const ingress of service.status.loadBalancer?.ingress ?? []) if (ingress.ip && !ingress.ipMode) ingress.ipMode = "VIP";
+  }
 }
 
 export const EndpointAddress = v.object({

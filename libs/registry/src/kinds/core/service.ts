@@ -16,7 +16,7 @@ import {
 } from "@orch/machinery";
 import { isIP } from "node:net";
 import { AGE, column, defineKind, formatLabels, statusSubresource } from "../../generic/define.js";
-import type { KindDefinition, PrinterColumn, Strategy } from "../../generic/kind.js";
+import type { KindDefinition, PrinterColumn, Strategy, SubresourceStrategy } from "../../generic/kind.js";
 import { dnsLabel, isValidPortName, isValidPortNum, validIP } from "./pod-validation-formats.js";
 import { ServiceAllocators, ipv4ToNumber, numberToIpv4 } from "./service-allocator.js";
 
@@ -394,6 +394,26 @@ function allocate(service: Service, old: Service | undefined, allocators: Servic
   return errs;
 }
 
+/** ValidateLoadBalancerStatus, on /status. */
+function validateLoadBalancerStatus(service: Service): FieldError[] {
+  const errs: FieldError[] = [];
+  (service.status.loadBalancer?.ingress ?? []).forEach((ingress, i) => {
+    const at = FieldPath.root("status", "loadBalancer", "ingress").index(i);
+    if (ingress.ip) errs.push(...validIP(ingress.ip, at.child("ip")));
+    if (ingress.ipMode !== undefined) {
+      if (!ingress.ip) errs.push(fieldError.forbidden(at.child("ipMode"), "may not be specified when `ip` is not"));
+      else if (!["Proxy", "VIP"].includes(ingress.ipMode))
+        errs.push(fieldError.notSupported(at.child("ipMode"), ingress.ipMode, ["Proxy", "VIP"]));
+    }
+    if (ingress.hostname) {
+      for (const msg of isDNS1123Subdomain(ingress.hostname)) errs.push(fieldError.invalid(at.child("hostname"), ingress.hostname, msg));
+      if (isIP(ingress.hostname))
+        errs.push(fieldError.invalid(at.child("hostname"), ingress.hostname, "must be a DNS name, not an IP address"));
+    }
+  });
+  return errs;
+}
+
 /** `80/TCP`, `80:30080/TCP`, joined with commas; `<none>` without ports (printers.go makePortString). */
 function portsColumn(service: Service): string {
   const ports = service.spec.ports ?? [];
@@ -456,7 +476,8 @@ function serviceStrategy(allocators: ServiceAllocators): Strategy<Service> {
  * Services; without them (a registry used only to list kinds) a fresh, empty set is used.
  */
 export const services = (allocators: ServiceAllocators = new ServiceAllocators()): KindDefinition => {
-  const { strategy, status } = statusSubresource(serviceStrategy(allocators), () => ({ loadBalancer: {} }));
+  const { strategy, status: statusOnly } = statusSubresource(serviceStrategy(allocators), () => ({ loadBalancer: {} }));
+  const status: SubresourceStrategy<Service> = { ...statusOnly, validateUpdate: (service) => validateLoadBalancerStatus(service) };
   return defineKind({
     group: "",
     version: "v1",
@@ -468,6 +489,8 @@ export const services = (allocators: ServiceAllocators = new ServiceAllocators()
     schema: ServiceSchema,
     strategy,
     subresources: { status },
+    // As Kubernetes' service storage: a delete answers with the Service.
+    deleteReturnsObject: true,
     printerColumns: serviceColumns,
   });
 };
