@@ -213,12 +213,14 @@ describe("/openapi/v2", () => {
     expect((await t.api.get("/openapi/v2", { accept: "application/json", headers: { "If-None-Match": v2.headers.etag! } })).status).toBe(
       304,
     );
-    // client-go's protobuf request gets a Content-Type Go's mime parser accepts (no `@`), as from kube-openapi.
+    // client-go's protobuf request gets gnostic's protobuf form, with a Content-Type Go's mime parser accepts
+    // (no `@`) and the JSON's ETag, as from kube-openapi.
     const protobuf = await t.api.get("/openapi/v2", { accept: "application/com.github.proto-openapi.spec.v2@v1.0+protobuf" });
     expect([protobuf.status, protobuf.headers["content-type"]]).toEqual([
       200,
       "application/com.github.proto-openapi.spec.v2.v1.0+protobuf",
     ]);
+    expect(protobuf.headers.etag).toBe(v2.headers.etag);
     expect((await t.api.get("/openapi/v2", { accept: "text/html" })).status).toBe(406);
   });
 });
@@ -259,6 +261,17 @@ describe("kubectl", () => {
     expect(meta.stdout).toMatch(/FIELD: labels <map\[string\]string>/);
     const recursive = await kubectl(t, "explain", "widget.spec", "--recursive");
     expect(recursive.stdout).toMatch(/teeth\s+<Object>\n\s+count\s+<integer>/);
+  });
+
+  it("explains from the protobuf /openapi/v2 document too (--output=plaintext-openapiv2)", async () => {
+    const builtin = await kubectl(t, "explain", "--output=plaintext-openapiv2", "deployment.spec.strategy");
+    expect(builtin.stderr).toBe("");
+    expect(builtin.stdout).toMatch(/^KIND:\s+Deployment\nVERSION:\s+apps\/v1\n/);
+    expect(builtin.stdout).toMatch(/rollingUpdate\s+<Object>/);
+    const custom = await kubectl(t, "explain", "--output=plaintext-openapiv2", "widget.spec.gears.teeth");
+    expect(custom.stderr).toBe("");
+    expect(custom.stdout).toContain("Tooth geometry.");
+    expect(custom.stdout).toMatch(/count\s+<integer>/);
   });
 
   it("refuses an unknown field of a custom resource under --validate=strict, and applies a valid one", async () => {

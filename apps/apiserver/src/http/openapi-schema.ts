@@ -311,6 +311,8 @@ function renameKeysBelow(members: unknown, prefix: string): unknown {
 
 // ---- Swagger 2.0 ----
 
+const V3_ONLY = new Set(["nullable", "oneOf", "anyOf", "not", "x-kubernetes-validations"]);
+
 /**
  * A v3 schema in Swagger 2.0's dialect, as kube-openapi's v2 output has it: `#/definitions/` references
  * without siblings, IntOrString and Quantity as formatted strings (2.0 has no oneOf).
@@ -331,8 +333,8 @@ export function toSwaggerV2(schema: unknown, name?: string): unknown {
     if (key === "$ref" && typeof member === "string") out.$ref = member.replace(REF_PREFIX, "#/definitions/");
     else if (key === "properties" || key === "definitions" || key === "patternProperties") {
       out[key] = Object.fromEntries(Object.entries(member as object).map(([k, v]) => [k, toSwaggerV2(v)]));
-    } else if (key === "nullable" || key === "x-kubernetes-validations") {
-      // Not Swagger 2.0 (Kubernetes drops them from v2 as well).
+    } else if (V3_ONLY.has(key)) {
+      // Not Swagger 2.0: Kubernetes drops them from v2 as well (an int-or-string field is left untyped).
     } else out[key] = typeof member === "object" ? toSwaggerV2(member) : member;
   }
   return out;

@@ -15,9 +15,8 @@ import {
   referencedComponents,
   toSwaggerV2,
 } from "./openapi-schema.js";
+import { swaggerToProtobuf } from "./openapi-v2-protobuf.js";
 
-/** A protobuf `openapi_v2.Document` with swagger "2.0" and an info block, and nothing else. */
-const OPENAPI_V2_PROTOBUF_STUB = Buffer.from("0a03322e3012150a0a4b756265726e65746573120776312e33322e34", "hex");
 // Asked for with an `@` (client-go), answered without: Go's mime parser refuses the `@` in a Content-Type.
 const V2_PROTOBUF_ASKED = "com.github.proto-openapi.spec.v2@v1.0+protobuf";
 const V2_PROTOBUF = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
@@ -41,7 +40,7 @@ const PATCH_TYPES = ["application/apply-patch+yaml", "application/json-patch+jso
 const STRATEGIC_MERGE = "application/strategic-merge-patch+json";
 
 interface Document {
-  text: string;
+  text: string | Buffer;
   etag: string;
 }
 
@@ -149,6 +148,8 @@ interface Built {
   root: Document;
   groupVersions: Map<string, Document>;
   v2: Document;
+  /** The v2 document's protobuf form, encoded when first asked for; same ETag as the JSON, as kube-openapi. */
+  v2Protobuf?: Document;
   lastModified: string;
 }
 
@@ -248,10 +249,7 @@ export class OpenApiDocuments {
     return response;
   }
 
-  /**
-   * GET /openapi/v2: Swagger 2.0 JSON. client-go asks for the gnostic protobuf form, which orch does not
-   * encode: it gets a valid empty document, so kubectl takes schemas and patch types from /openapi/v3.
-   */
+  /** GET /openapi/v2: Swagger 2.0, in JSON or in the gnostic protobuf form client-go asks for. */
   v2(request: Request): Response {
     const built = this.build();
     const accept = request.headers.get("accept");
@@ -259,9 +257,8 @@ export class OpenApiDocuments {
       accepts(accept, "application", subtype, false),
     );
     if (protobuf && !accepts(accept, "application", "json", false)) {
-      const response = new Response(OPENAPI_V2_PROTOBUF_STUB, { headers: { "Content-Type": V2_PROTOBUF } });
-      response.headers.set("ETag", `"${built.v2.etag}"`);
-      return response;
+      built.v2Protobuf ??= { text: swaggerToProtobuf(JSON.parse(built.v2.text as string)), etag: built.v2.etag };
+      return serve(request, built.v2Protobuf, V2_PROTOBUF, built.lastModified);
     }
     if (!accepts(accept, "application", "json")) return new Response(null, { status: 406 });
     return serve(request, built.v2, "application/json", built.lastModified);
