@@ -67,3 +67,22 @@ describe("kubectl with Services", () => {
     expect(slice[1]).toMatch(/^endpointslice\.discovery\.orch\.io\/web-[a-z0-9]{5}\s+IPv4\s+<unset>\s+<unset>\s+\d+s$/);
   });
 });
+
+describe("kubectl with Services under the kubernetes profile", () => {
+  let kube: ControlPlane;
+  beforeAll(async () => {
+    kube = await startControlPlane({ ORCH_PROFILE: "kubernetes" });
+  });
+  afterAll(async () => {
+    if (kube?.launcher.exitCode === null) await kube.stop();
+  });
+
+  it("describe finds the kubernetes Service's endpoints through its EndpointSlice (kubernetes.io/service-name)", async () => {
+    const out = await kube.kubectl("describe", "service", "kubernetes");
+    expect(out.stderr).toBe("");
+    const port = /TargetPort:\s+(\d+)\/TCP/.exec(out.stdout)?.[1];
+    expect(port).toBeDefined();
+    // The host's first routable address, where the apiserver is reached.
+    expect(out.stdout).toMatch(new RegExp(`\nEndpoints:\\s+\\d+\\.\\d+\\.\\d+\\.\\d+:${port}\n`));
+  });
+});

@@ -150,8 +150,14 @@ export function desiredSlices(service: Service, pods: Pod[]): Pick<EndpointSlice
 }
 
 const items = <T>(list: { items: { value: string }[] }): T[] => list.items.map((item) => JSON.parse(item.value) as T);
+/**
+ * What a newer event settles: the object (or its namespace) is gone, or changed since it was read; and a
+ * namespace being terminated takes no new objects, as Kubernetes' controllers accept.
+ */
 const ignoreGone = (e: unknown) => {
-  if (!(e instanceof StatusError && (e.code === 404 || e.code === 409))) throw e;
+  if (!(e instanceof StatusError)) throw e;
+  const terminating = e.code === 403 && e.status.details?.causes?.some((c) => c.reason === "NamespaceTerminating");
+  if (!(e.code === 404 || e.code === 409 || terminating)) throw e;
 };
 
 export class EndpointsController {
