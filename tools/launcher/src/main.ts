@@ -6,7 +6,7 @@ import { chmod, mkdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { busConnectionFromEnv, natsConnectOptions } from "@orch/bus-access";
+import { natsConnectOptions } from "@orch/bus-access";
 import { EVENTS_STREAM } from "@orch/events";
 import { type ConnectionOptions, connect as connectNats } from "nats";
 import { followBusAuthorization } from "./bus-authorization.js";
@@ -209,7 +209,12 @@ async function main(): Promise<void> {
     nats.start();
     await natsReady;
     log(`[launcher] nats-server listening on ${env.ORCH_NATS_URL}`);
-    const launcherBus = natsConnectOptions(busConnectionFromEnv({ ...env, ...busCredentials(join(pki, "event-relay")) })!, "orch-launcher");
+    // The launcher acts on the bus as the apiserver's relay does: it owns that identity's files anyway.
+    const relay = join(pki, "event-relay");
+    const launcherBus = natsConnectOptions(
+      { servers: env.ORCH_NATS_URL!, caFile: join(pki, "ca.crt"), certFile: `${relay}.crt`, keyFile: `${relay}.key` },
+      "orch-launcher",
+    );
     const watchdog = await watchJetStream(launcherBus, () => nats.restart("JetStream stopped answering"));
     const follower = followBusAuthorization(busAuthorizationFile, nats, launcherBus, log);
     stoppers.push(
