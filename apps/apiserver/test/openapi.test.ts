@@ -101,6 +101,29 @@ describe("/openapi/v3", () => {
     expect(root.body.paths["api/v1"].serverRelativeURL).toMatch(/^\/openapi\/v3\/api\/v1\?hash=/);
   });
 
+  it("has, in every group-version document, a schema for each kind its operations name, and no dangling $ref", async () => {
+    const root = (await t.api.get("/openapi/v3")).body;
+    const kinds = new Set<string>();
+    for (const { serverRelativeURL } of Object.values<any>(root.paths)) {
+      const doc = (await t.api.get(serverRelativeURL)).body;
+      const schemas: Schemas = doc.components.schemas;
+      for (const r of JSON.stringify(doc).match(/#\/components\/schemas\/[^"]+/g) ?? []) {
+        expect(schemas[r.slice("#/components/schemas/".length)], `${serverRelativeURL}: ${r}`).toBeDefined();
+      }
+      for (const item of Object.values<any>(doc.paths)) {
+        for (const op of Object.values<any>(item)) {
+          const { group, version, kind } = op["x-kubernetes-group-version-kind"];
+          expect(byGvk(schemas, group, version, kind), `${group}/${version} ${kind}`).toBeDefined();
+          kinds.add(`${group}/${version}/${kind}`);
+        }
+      }
+    }
+    // The registry's kinds (discovery) are all there.
+    const discovered = (await t.api.get("/apis/apps/v1")).body.resources.filter((r: any) => !r.name.includes("/"));
+    for (const r of discovered) expect(kinds).toContain(`apps/v1/${r.kind}`);
+    expect(kinds).toContain("/v1/Pod");
+  });
+
   it("gives built-in kinds their field schemas, with references, list semantics and patch metadata", async () => {
     const schemas = await schemasOf("/openapi/v3/apis/apps/v1");
     const [, deployment] = byGvk(schemas, "apps", "v1", "Deployment")!;
