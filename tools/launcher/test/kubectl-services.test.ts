@@ -68,6 +68,22 @@ describe("kubectl with Services", () => {
   });
 });
 
+describe("kubectl create service", () => {
+  it("creates a Service from kubectl's protobuf body, headless with --clusterip=None", async () => {
+    await ok("create", "namespace", "created");
+    expect(await ok("-n", "created", "create", "service", "clusterip", "api", "--tcp=80:8080")).toBe("service/api created\n");
+    const api = JSON.parse(await ok("-n", "created", "get", "svc", "api", "-o", "json"));
+    expect(api.spec).toMatchObject({
+      type: "ClusterIP",
+      selector: { app: "api" },
+      ports: [{ name: "80-8080", port: 80, targetPort: 8080, protocol: "TCP" }],
+    });
+    expect(await ok("-n", "created", "create", "service", "clusterip", "db", "--clusterip=None")).toBe("service/db created\n");
+    const db = (await ok("-n", "created", "get", "svc", "db", "--no-headers")).trim();
+    expect(db).toMatch(/^db\s+ClusterIP\s+None\s+<none>\s+<none>\s+\d+s$/);
+  });
+});
+
 describe("kubectl with Services under the kubernetes profile", () => {
   let kube: ControlPlane;
   beforeAll(async () => {
