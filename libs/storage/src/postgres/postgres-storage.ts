@@ -1,0 +1,529 @@
+import { type Logger, createLogger } from "@orch/log";
+import { type SQL, and, eq, sql } from "drizzle-orm";
+import { type NodePgDatabase, drizzle } from "drizzle-orm/node-postgres";
+import { migrate } from "drizzle-orm/node-postgres/migrator";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import {
+  type Change,
+  type ChangeType,
+  CompactedError,
+  type CompactionPolicy,
+  type CompactionResult,
+  KeyExistsError,
+  KeyNotFoundError,
+  type KubeObject,
+  type ListQuery,
+  type ListResult,
+  MAX_OBJECT_BYTES,
+  type ObjectKey,
+  ObjectTooLargeError,
+  type Position,
+  RevisionConflictError,
+  type Storage,
+  type StoredObject,
+  type StoredValue,
+  UnreadableValueError,
+  type ValueTransformer,
+  type ValueTransformers,
+  plainText,
+} from "../storage.js";
+import { counters, objects } from "./schema.js";
+
+export interface PostgresOptions {
+  /** `postgres://user@host:port/database`; the database must exist, its tables are created here. */
+  url: string;
+  /** Where a failing commit listener is reported (default a logger named `storage`). */
+  log?: Logger;
+  /** How each resource's values are stored (encryption at rest); default: plain JSON text for all. */
+  transformers?: ValueTransformers;
+  /** Connections kept open: reads share them, and a group commit takes one at a time. Default 8. */
+  maxConnections?: number;
+}
+
+/** Rows read per query while scanning a list; a filter may need several batches to fill a page. */
+const SCAN_BATCH = 1000;
+
+/** The key of the advisory lock that lets one process at a time migrate a shared database. */
+const MIGRATION_LOCK = 0x6f726368; // "orch"
+
+function migrationsFolder(): string {
+  // As SqliteStorage's: beside the bundle when one ships them, otherwise through the package.
+  const beside = join(dirname(fileURLToPath(import.meta.url)), "migrations", "postgres");
+  if (existsSync(beside)) return beside;
+  const pkg = createRequire(import.meta.url).resolve("@orch/storage/package.json");
+  return join(dirname(pkg), "migrations", "postgres");
+}
+
+/** A transaction or the pool: whatever runs a statement. */
+type Executor = Pick<NodePgDatabase, "execute">;
+
+interface QueuedWrite {
+  run: (tx: Executor, revision: number) => Promise<Change>;
+  resolve: (change: Change) => void;
+  reject: (error: unknown) => void;
+  restore: () => void;
+}
+
+/** A value as two nullable columns: JSON text in `text`, transformed bytes in `bytes`. */
+interface ValueColumns {
+  text: string | null;
+  bytes: Buffer | null;
+}
+const toColumns = (stored: StoredValue): ValueColumns =>
+  typeof stored === "string" ? { text: stored, bytes: null } : { text: null, bytes: stored };
+const fromColumns = (text: string | null, bytes: Buffer | null): StoredValue | undefined => text ?? bytes ?? undefined;
+
+/** A row as scanned, before its value is read back into JSON. */
+type ScannedRow = {
+  resource: string;
+  namespace: string;
+  name: string;
+  revision: string;
+  value: string | null;
+  value_bytes: Buffer | null;
+};
+type ChangeRow = ScannedRow & {
+  type: ChangeType;
+  prev_value: string | null;
+  prev_value_bytes: Buffer | null;
+};
+
+/**
+ * The Storage contract on PostgreSQL, with the schema and semantics of SqliteStorage.
+ *
+ * One writer at a time per database: every group commit first locks the `revision` counter row
+ * (`SELECT … FOR UPDATE`) and writes it back in the same transaction, so revisions are assigned in
+ * commit order even when a second process writes to the same database (it waits for the lock). Within
+ * a process writes are queued and committed in groups, as SqliteStorage does. A write that fails
+ * (duplicate key, stale base) raises no SQL error — `ON CONFLICT DO NOTHING`, `WHERE revision = base` —
+ * so it leaves the group's transaction usable and spends no revision.
+ */
+export class PostgresStorage implements Storage {
+  private readonly listeners = new Set<(change: Change) => void>();
+  /** Writes waiting for the next group commit. */
+  private queue: QueuedWrite[] = [];
+  /** The group commit in flight, if any: groups never overlap, so listeners hear revisions in order. */
+  private flushing: Promise<void> | undefined;
+  private readonly q;
+  private readonly log: Logger;
+  private readonly transformerFor: ValueTransformers;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly db: NodePgDatabase,
+    options: PostgresOptions,
+  ) {
+    this.log = options.log ?? createLogger("storage");
+    this.transformerFor = options.transformers ?? (() => undefined);
+    const keyIs = and(
+      eq(objects.resource, sql.placeholder("resource")),
+      eq(objects.namespace, sql.placeholder("namespace")),
+      eq(objects.name, sql.placeholder("name")),
+    );
+    const counter = (name: string) =>
+      this.db.select({ value: counters.value }).from(counters).where(eq(counters.name, name)).prepare(`orch_counter_${name}`);
+    this.q = {
+      get: this.db
+        .select({ revision: objects.revision, value: objects.value, valueBytes: objects.valueBytes })
+        .from(objects)
+        .where(keyIs)
+        .prepare("orch_get"),
+      revision: counter("revision"),
+      compacted: counter("compacted"),
+      published: counter("published"),
+      epoch: counter("epoch"),
+    };
+  }
+
+  /** Connects, brings the schema up to date (one process at a time) and sets up the counters. */
+  static async open(options: PostgresOptions): Promise<PostgresStorage> {
+    const setup = new pg.Client({ connectionString: options.url });
+    await setup.connect();
+    try {
+      await setup.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+      await migrate(drizzle(setup), { migrationsFolder: migrationsFolder() });
+      await setup.query(
+        "INSERT INTO counters(name, value) VALUES ('revision', 0), ('compacted', 0), ('published', 0), ('epoch', $1) ON CONFLICT DO NOTHING",
+        [Math.floor(Math.random() * Number.MAX_SAFE_INTEGER)],
+      );
+      await setup.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]);
+    } finally {
+      await setup.end();
+    }
+    const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 8 });
+    const storage = new PostgresStorage(pool, drizzle(pool), options);
+    // An idle connection the server closes (restart, admin) must not crash the process: the pool replaces it.
+    pool.on("error", (e) => storage.log.warn("idle PostgreSQL connection failed", { error: e.message }));
+    return storage;
+  }
+
+  private async counterValue(stmt: { execute(): Promise<{ value: number }[]> }): Promise<number> {
+    return (await stmt.execute())[0]?.value ?? 0;
+  }
+
+  async currentRevision(): Promise<number> {
+    return this.counterValue(this.q.revision);
+  }
+  async compactedRevision(): Promise<number> {
+    return this.counterValue(this.q.compacted);
+  }
+  async epoch(): Promise<string> {
+    return (await this.counterValue(this.q.epoch)).toString(36);
+  }
+  async publishedRevision(): Promise<number> {
+    return this.counterValue(this.q.published);
+  }
+  async markPublished(revision: number): Promise<void> {
+    await this.db.execute(sql`UPDATE counters SET value = greatest(value, ${revision}::bigint) WHERE name = 'published'`);
+  }
+
+  async get(key: ObjectKey): Promise<StoredObject | undefined> {
+    const row = (await this.q.get.execute({ ...key }))[0];
+    if (!row) return undefined;
+    const stored = fromColumns(row.value, row.valueBytes)!;
+    const transformer = this.transformerFor(key.resource);
+    if (!transformer) return { ...key, revision: row.revision, value: plainText(key, stored) };
+    const { json, stale } = transformer.fromStorage(stored, key);
+    return stale ? { ...key, revision: row.revision, value: json, stale } : { ...key, revision: row.revision, value: json };
+  }
+
+  /** The JSON of a stored value; a resource without a transformer costs one type check. */
+  private json(key: ObjectKey, stored: StoredValue, transformer: ValueTransformer | undefined): string {
+    return transformer ? transformer.fromStorage(stored, key).json : plainText(key, stored);
+  }
+
+  onCommit(listener: (change: Change) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Queues one write and commits it with the others queued meanwhile: one transaction for the group.
+   * `write` runs the statement that changes `objects` and logs the change, and tells what was there before.
+   */
+  private commit(
+    key: ObjectKey,
+    type: ChangeType,
+    object: KubeObject,
+    write: (tx: Executor, revision: number, stored: ValueColumns, committedAt: number) => Promise<StoredValue | undefined>,
+  ): Promise<Change> {
+    const transformer = this.transformerFor(key.resource);
+    return new Promise((resolve, reject) => {
+      const before = object.metadata.resourceVersion;
+      const run = async (tx: Executor, revision: number): Promise<Change> => {
+        object.metadata.resourceVersion = String(revision);
+        const value = JSON.stringify(object);
+        // A deletion stores the last state, which was within the limit when it was written.
+        if (type !== "DELETED" && value.length > MAX_OBJECT_BYTES / 3) {
+          const bytes = Buffer.byteLength(value);
+          if (bytes > MAX_OBJECT_BYTES) throw new ObjectTooLargeError(key, bytes);
+        }
+        const stored = transformer ? transformer.toStorage(value, key) : value;
+        const prevStored = await write(tx, revision, toColumns(stored), Date.now());
+        // Listeners get JSON: the previous state is read back (decrypted) only for a transformed resource.
+        const prevValue = prevStored === undefined ? undefined : this.json(key, prevStored, transformer);
+        return { ...key, revision, type, value, prevValue };
+      };
+      // Not committed: the caller's object must not carry a revision that was never committed.
+      const restore = () => (object.metadata.resourceVersion = before);
+      this.queue.push({ run, resolve, reject, restore });
+      if (!this.flushing && this.queue.length === 1) setImmediate(() => void this.flush());
+    });
+  }
+
+  /** Commits the queued writes as one group; writes queued meanwhile go in the next group. */
+  private flush(): Promise<void> {
+    if (this.flushing) return this.flushing;
+    if (this.queue.length === 0) return Promise.resolve();
+    this.flushing = this.commitGroup().finally(() => {
+      this.flushing = undefined;
+      if (this.queue.length > 0) void this.flush();
+    });
+    return this.flushing;
+  }
+
+  private async commitGroup(): Promise<void> {
+    const group = this.queue;
+    this.queue = [];
+    const outcomes: ({ change: Change } | { error: unknown })[] = [];
+    try {
+      await this.db.transaction(async (tx) => {
+        // The lock on the counter row is held until commit: writers, in this process or another, take
+        // revisions one transaction after the other, so no revision becomes visible before a lower one.
+        const locked = await tx.execute<{ value: string }>(sql`SELECT value FROM counters WHERE name = 'revision' FOR UPDATE`);
+        const first = Number(locked.rows[0]!.value);
+        let last = first;
+        for (const write of group) {
+          try {
+            outcomes.push({ change: await write.run(tx, last + 1) });
+            last++;
+          } catch (error) {
+            outcomes.push({ error });
+          }
+        }
+        if (last > first) await tx.execute(sql`UPDATE counters SET value = ${last}::bigint WHERE name = 'revision'`);
+      });
+    } catch (error) {
+      // The commit itself failed (or a statement did, which aborts the transaction): nothing was written.
+      for (const write of group) {
+        write.restore();
+        write.reject(error);
+      }
+      return;
+    }
+    group.forEach((write, i) => {
+      const outcome = outcomes[i]!;
+      if ("error" in outcome) {
+        write.restore();
+        write.reject(outcome.error);
+        return;
+      }
+      for (const listener of this.listeners) {
+        // The write is committed: a failing listener must neither fail it nor starve the others.
+        try {
+          listener(outcome.change);
+        } catch (e) {
+          this.log.error("onCommit listener failed", e);
+        }
+      }
+      write.resolve(outcome.change);
+    });
+  }
+
+  async create(key: ObjectKey, object: KubeObject): Promise<Change> {
+    return this.commit(key, "ADDED", object, async (tx, revision, value, committedAt) => {
+      // One round trip: the change is logged only when the object row was inserted.
+      const result = await tx.execute(sql`
+        WITH inserted AS (
+          INSERT INTO objects (resource, namespace, name, revision, value, value_bytes)
+          VALUES (${key.resource}, ${key.namespace}, ${key.name}, ${revision}::bigint, ${value.text}::text, ${value.bytes}::bytea)
+          ON CONFLICT DO NOTHING RETURNING 1)
+        INSERT INTO changes (revision, resource, namespace, name, type, value, value_bytes, prev_revision, committed_at)
+        SELECT ${revision}::bigint, ${key.resource}, ${key.namespace}, ${key.name}, 'ADDED', ${value.text}::text, ${value.bytes}::bytea,
+               0, ${committedAt}::bigint
+          FROM inserted`);
+      if (result.rowCount !== 1) throw new KeyExistsError(key);
+      return undefined;
+    });
+  }
+
+  async update(key: ObjectKey, object: KubeObject, expectedRevision: number): Promise<Change> {
+    return this.commit(key, "MODIFIED", object, (tx, revision, value, committedAt) =>
+      this.replace(
+        tx,
+        key,
+        expectedRevision,
+        sql`UPDATE objects SET revision = ${revision}::bigint, value = ${value.text}::text, value_bytes = ${value.bytes}::bytea`,
+        { revision, type: "MODIFIED", value, committedAt },
+      ),
+    );
+  }
+
+  async delete(key: ObjectKey, last: KubeObject, expectedRevision: number): Promise<Change> {
+    return this.commit(key, "DELETED", last, (tx, revision, value, committedAt) =>
+      this.replace(tx, key, expectedRevision, sql`DELETE FROM objects`, { revision, type: "DELETED", value, committedAt }),
+    );
+  }
+
+  /**
+   * Updates or deletes the object only if its stored revision is `expectedRevision`, and logs the change
+   * with the previous state, in one statement. The revision condition in the statement is what makes
+   * concurrent writers from one base lose. Returns the previous stored value.
+   */
+  private async replace(
+    tx: Executor,
+    key: ObjectKey,
+    expectedRevision: number,
+    change: SQL,
+    logged: { revision: number; type: ChangeType; value: ValueColumns; committedAt: number },
+  ): Promise<StoredValue> {
+    const keyIs = sql`resource = ${key.resource} AND namespace = ${key.namespace} AND name = ${key.name}`;
+    const result = await tx.execute<{ revision: string; value: string | null; value_bytes: Buffer | null; changed: string }>(sql`
+      WITH previous AS (SELECT revision, value, value_bytes FROM objects WHERE ${keyIs}),
+      changed AS (${change} WHERE ${keyIs} AND revision = ${expectedRevision}::bigint RETURNING 1),
+      logged AS (
+        INSERT INTO changes (revision, resource, namespace, name, type, value, value_bytes, prev_revision, prev_value, prev_value_bytes, committed_at)
+        SELECT ${logged.revision}::bigint, ${key.resource}, ${key.namespace}, ${key.name}, ${logged.type},
+               ${logged.value.text}::text, ${logged.value.bytes}::bytea, p.revision, p.value, p.value_bytes, ${logged.committedAt}::bigint
+          FROM previous p, changed)
+      SELECT p.revision, p.value, p.value_bytes, (SELECT count(*) FROM changed) AS changed FROM previous p`);
+    const previous = result.rows[0];
+    if (!previous) throw new KeyNotFoundError(key);
+    if (Number(previous.changed) !== 1) throw new RevisionConflictError(key, expectedRevision);
+    return fromColumns(previous.value, previous.value_bytes)!;
+  }
+
+  /** A read-only transaction on one snapshot: a list's pages and checks all see the same commits. */
+  private snapshot<T>(read: (tx: Executor) => Promise<T>): Promise<T> {
+    return this.db.transaction(read, { isolationLevel: "repeatable read", accessMode: "read only" });
+  }
+
+  private async counterIn(tx: Executor, name: string): Promise<number> {
+    const result = await tx.execute<{ value: string }>(sql`SELECT value FROM counters WHERE name = ${name}`);
+    return Number(result.rows[0]?.value ?? 0);
+  }
+
+  async changes(after: number, limit: number, resource?: string): Promise<Change[]> {
+    // One snapshot, so a compaction by another connection cannot slip between the check and the read.
+    const rows = await this.snapshot(async (tx) => {
+      const compacted = await this.counterIn(tx, "compacted");
+      if (after < compacted) throw new CompactedError(after, compacted);
+      const forResource = resource === undefined ? sql`` : sql`AND resource = ${resource}`;
+      const result = await tx.execute<ChangeRow>(sql`
+        SELECT revision, resource, namespace, name, type, value, value_bytes, prev_value, prev_value_bytes FROM changes
+         WHERE revision > ${after}::bigint ${forResource} ORDER BY revision LIMIT ${limit}`);
+      return result.rows;
+    });
+    return rows.map((r) => {
+      const transformer = this.transformerFor(r.resource);
+      const prevStored = fromColumns(r.prev_value, r.prev_value_bytes);
+      return {
+        resource: r.resource,
+        namespace: r.namespace,
+        name: r.name,
+        revision: Number(r.revision),
+        type: r.type,
+        value: this.json(r, fromColumns(r.value, r.value_bytes)!, transformer),
+        prevValue: prevStored === undefined ? undefined : this.json(r, prevStored, transformer),
+      };
+    });
+  }
+
+  async list(query: ListQuery): Promise<ListResult> {
+    return this.snapshot(async (tx): Promise<ListResult> => {
+      const current = await this.counterIn(tx, "revision");
+      // A list is never consistent at a revision that does not exist yet: a watch from it would skip writes.
+      const revision = Math.min(query.revision ?? current, current);
+      if (query.revision !== undefined) {
+        const compacted = await this.counterIn(tx, "compacted");
+        if (revision < compacted) throw new CompactedError(revision, compacted);
+      }
+      const historical = revision < current;
+      const transformer = this.transformerFor(query.resource);
+      const limit = query.limit && query.limit > 0 ? query.limit : Number.POSITIVE_INFINITY;
+      const items: StoredObject[] = [];
+      let after = query.after;
+      for (;;) {
+        const batch = await this.scan(tx, query, after, revision, historical, SCAN_BATCH);
+        for (const row of batch) {
+          after = { namespace: row.namespace, name: row.name };
+          const item = this.readRow(row, transformer, query);
+          if (!item) continue;
+          if (query.filter && !query.filter(item)) continue;
+          items.push(item);
+          if (items.length === limit) {
+            const rest = await this.scan(tx, query, after, revision, historical, 1);
+            if (rest.length === 0) return { items, revision };
+            const result: ListResult = { items, revision, continueAfter: after };
+            if (!query.filter) result.remaining = await this.countAfter(tx, query, after, revision, historical);
+            return result;
+          }
+        }
+        if (batch.length < SCAN_BATCH) return { items, revision };
+      }
+    });
+  }
+
+  /** A scanned row as a StoredObject; undefined when its value cannot be read and the query asked to skip such. */
+  private readRow(row: ScannedRow, transformer: ValueTransformer | undefined, query: ListQuery): StoredObject | undefined {
+    const key = { resource: row.resource, namespace: row.namespace, name: row.name };
+    try {
+      return { ...key, revision: Number(row.revision), value: this.json(key, fromColumns(row.value, row.value_bytes)!, transformer) };
+    } catch (e) {
+      if (!(e instanceof UnreadableValueError) || !query.onUnreadable) throw e;
+      query.onUnreadable(e);
+      return undefined;
+    }
+  }
+
+  private where(query: ListQuery, after: Position | undefined, alias: string): SQL {
+    const column = (name: string) => sql.raw(alias ? `${alias}.${name}` : name);
+    const where = [sql`${column("resource")} = ${query.resource}`];
+    if (query.namespace !== undefined) where.push(sql`${column("namespace")} = ${query.namespace}`);
+    if (after) where.push(sql`(${column("namespace")}, ${column("name")}) > (${after.namespace}, ${after.name})`);
+    return sql.join(where, sql` AND `);
+  }
+
+  /** Objects of one resource in key order after `after`, as they were at `revision`, values as stored. */
+  private async scan(
+    tx: Executor,
+    query: ListQuery,
+    after: Position | undefined,
+    revision: number,
+    historical: boolean,
+    limit: number,
+  ): Promise<ScannedRow[]> {
+    if (!historical) {
+      const result = await tx.execute<ScannedRow>(sql`
+        SELECT resource, namespace, name, revision, value, value_bytes FROM objects
+         WHERE ${this.where(query, after, "")} ORDER BY namespace, name LIMIT ${limit}`);
+      return result.rows;
+    }
+    // State at an older revision: objects untouched since then, plus, for every key changed after it,
+    // the state before its first later change (unless that change created it).
+    const result = await tx.execute<ScannedRow>(sql`
+      SELECT resource, namespace, name, revision, value, value_bytes FROM objects
+       WHERE ${this.where(query, after, "")} AND revision <= ${revision}::bigint
+      UNION ALL
+      SELECT c.resource, c.namespace, c.name, c.prev_revision AS revision, c.prev_value AS value, c.prev_value_bytes AS value_bytes
+        FROM changes c WHERE ${this.where(query, after, "c")} AND c.revision > ${revision}::bigint AND c.type != 'ADDED'
+          AND c.revision = (SELECT min(c2.revision) FROM changes c2
+                             WHERE c2.resource = c.resource AND c2.namespace = c.namespace
+                               AND c2.name = c.name AND c2.revision > ${revision}::bigint)
+      ORDER BY namespace, name LIMIT ${limit}`);
+    return result.rows;
+  }
+
+  private async countAfter(tx: Executor, query: ListQuery, after: Position, revision: number, historical: boolean): Promise<number> {
+    if (!historical) {
+      const result = await tx.execute<{ n: string }>(sql`SELECT count(*) AS n FROM objects WHERE ${this.where(query, after, "")}`);
+      return Number(result.rows[0]!.n);
+    }
+    return (await this.scan(tx, query, after, revision, true, Number.MAX_SAFE_INTEGER)).length;
+  }
+
+  async compact(policy: CompactionPolicy): Promise<CompactionResult> {
+    return this.db.transaction(async (tx): Promise<CompactionResult> => {
+      // Locked: two compactions (two processes) never remove the same window twice.
+      const compacted = Number(
+        (await tx.execute<{ value: string }>(sql`SELECT value FROM counters WHERE name = 'compacted' FOR UPDATE`)).rows[0]!.value,
+      );
+      const current = await this.counterIn(tx, "revision");
+      const published = await this.counterIn(tx, "published");
+      const byCount = current - policy.maxRevisions;
+      const oldest = await tx.execute<{ r: string | null }>(
+        sql`SELECT max(revision) AS r FROM changes WHERE committed_at < ${Date.now() - policy.maxAgeMs}::bigint`,
+      );
+      const byAge = Number(oldest.rows[0]?.r ?? 0);
+      // Never drop a change the event relay has not published yet: the log is also the outbox.
+      const through = Math.min(Math.max(byCount, byAge), published);
+      if (through <= compacted) return { compactedThrough: compacted, removed: 0 };
+      const removed = await tx.execute(sql`DELETE FROM changes WHERE revision <= ${through}::bigint`);
+      await tx.execute(sql`UPDATE counters SET value = ${through}::bigint WHERE name = 'compacted'`);
+      // The space of removed rows is reused once autovacuum has passed (PostgreSQL's own housekeeping).
+      return { compactedThrough: through, removed: removed.rowCount ?? 0 };
+    });
+  }
+
+  /** What monitoring reports: live objects per resource, and the database's size on disk. */
+  async stats(): Promise<{ objectCounts: Map<string, number>; sizeBytes: number }> {
+    const [counts, size] = await Promise.all([
+      this.db.execute<{ resource: string; n: string }>(sql`SELECT resource, count(*) AS n FROM objects GROUP BY resource`),
+      this.db.execute<{ bytes: string }>(sql`SELECT pg_database_size(current_database()) AS bytes`),
+    ]);
+    return {
+      objectCounts: new Map(counts.rows.map((r) => [r.resource, Number(r.n)])),
+      sizeBytes: Number(size.rows[0]!.bytes),
+    };
+  }
+
+  async close(): Promise<void> {
+    // Writes already queued are committed (or fail) before the connections go.
+    while (this.flushing || this.queue.length > 0) await this.flush();
+    await this.pool.end();
+  }
+}
