@@ -11,7 +11,7 @@ import threading
 import time
 import uuid
 
-from kubernetes import client, config, watch
+from kubernetes import client, config, dynamic, watch
 from kubernetes.client.rest import ApiException
 
 NS = "default"
@@ -58,8 +58,22 @@ def crud():
     assert replaced.data == {"a": "1", "b": "2"}
     # A stale resourceVersion is a conflict.
     assert status_of(lambda: core.replace_namespaced_config_map(name, NS, got)) == 409
-    core.delete_namespaced_config_map(name, NS)
+    core.delete_namespaced_config_map(name, NS, body=client.V1DeleteOptions(propagation_policy="Background"))
     assert status_of(lambda: core.read_namespaced_config_map(name, NS)) == 404
+    # A dry run answers with the object and stores nothing.
+    dry = core.create_namespaced_config_map(NS, {"metadata": {"name": "py-dry"}}, dry_run="All")
+    assert dry.metadata.name == "py-dry" and status_of(lambda: core.read_namespaced_config_map("py-dry", NS)) == 404
+    # Pages of a list, as the client follows `continue`.
+    for i in range(5):
+        core.create_namespaced_config_map(NS, {"metadata": {"name": f"py-page-{i}", "labels": {"suite": "py-page"}}})
+    page = core.list_namespaced_config_map(NS, label_selector="suite=py-page", limit=2)
+    names = [i.metadata.name for i in page.items]
+    while page.metadata._continue:
+        page = core.list_namespaced_config_map(NS, label_selector="suite=py-page", limit=2, _continue=page.metadata._continue)
+        names += [i.metadata.name for i in page.items]
+    assert names == [f"py-page-{i}" for i in range(5)], names
+    core.delete_collection_namespaced_config_map(NS, label_selector="suite=py-page")
+    assert core.list_namespaced_config_map(NS, label_selector="suite=py-page").items == []
 
     secret = core.create_namespaced_secret(
         NS, client.V1Secret(metadata=client.V1ObjectMeta(name="py-secret"), string_data={"password": "s3cret"})
@@ -191,10 +205,12 @@ def watches():
     assert seen == [("ADDED", {"n": "0"}), ("MODIFIED", {"n": "1"}), ("DELETED", {"n": "1"})], seen
 
     # From the start resourceVersion again: the same history, replayed.
-    replay = [e["type"] for e in watch.Watch().stream(
-        core.list_namespaced_config_map, NS, resource_version=start,
-        field_selector=f"metadata.name={name}", timeout_seconds=1,
-    )]
+    replay, w = [], watch.Watch()
+    for event in w.stream(core.list_namespaced_config_map, NS, resource_version=start,
+                          field_selector=f"metadata.name={name}", timeout_seconds=5):
+        replay.append(event["type"])
+        if event["type"] == "DELETED":
+            w.stop()
     assert replay == ["ADDED", "MODIFIED", "DELETED"], replay
 
     # Bookmarks: with sendInitialEvents the stream marks the end of the initial state with a bookmark.
@@ -203,7 +219,7 @@ def watches():
     resp = api.call_api(
         f"/api/v1/namespaces/{NS}/configmaps", "GET",
         query_params=[("watch", "True"), ("allowWatchBookmarks", "True"), ("sendInitialEvents", "True"),
-                      ("resourceVersionMatch", "NotOlderThan"), ("timeoutSeconds", "2")],
+                      ("resourceVersionMatch", "NotOlderThan"), ("timeoutSeconds", "1")],
         header_params={"Accept": "application/json"}, auth_settings=["BearerToken"], _preload_content=False,
     )[0]
     events = [json.loads(line) for line in resp.data.decode().splitlines() if line]
@@ -356,6 +372,37 @@ def concurrent_patches():
     return {"ok": True, "keys": len(data)}
 
 
+def dynamic_client():
+    """kubernetes.dynamic (what Ansible's kubernetes.core uses): every resource found through discovery."""
+    dyn = dynamic.DynamicClient(client.ApiClient())
+    cms = dyn.resources.get(api_version="v1", kind="ConfigMap")
+    deployments = dyn.resources.get(api_version="apps/v1", kind="Deployment")
+    assert cms.namespaced and "patch" in cms.verbs, cms.verbs
+    assert deployments.subresources["scale"].kind == "Scale", deployments.subresources
+    cms.create(namespace=NS, body={"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "py-dyn"}, "data": {"a": "1"}})
+    got = cms.patch(namespace=NS, name="py-dyn", body={"data": {"b": "2"}}, content_type="application/merge-patch+json")
+    assert dict(got.data) == {"a": "1", "b": "2"}, got.data
+    # This client version cannot send a dict as an apply patch (its REST layer serialises only JSON content
+    # types), so the body goes as JSON text, which is YAML too.
+    applied = cms.server_side_apply(
+        namespace=NS, name="py-dyn", field_manager="py-dyn", force_conflicts=True,
+        body=json.dumps({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "py-dyn"}, "data": {"a": "3"}}),
+    )
+    assert dict(applied.data) == {"a": "3", "b": "2"}, applied.data
+    listed = cms.get(namespace=NS, field_selector="metadata.name=py-dyn")
+    assert [i.metadata.name for i in listed.items] == ["py-dyn"], listed
+    events = [e["type"] for e in cms.watch(namespace=NS, field_selector="metadata.name=py-dyn",
+                                           resource_version=listed.metadata.resourceVersion, timeout=1)]
+    assert events == [], events
+    cms.delete(namespace=NS, name="py-dyn")
+    assert status_of(lambda: core_read("py-dyn")) == 404
+    return {"ok": True}
+
+
+def core_read(name):
+    return client.CoreV1Api().read_namespaced_config_map(name, NS)
+
+
 def leader():
     """Runs for leadership of the ConfigMap lock; prints `leading <identity>` when it leads. Never returns."""
     from kubernetes.leaderelection import electionconfig, leaderelection
@@ -393,7 +440,7 @@ def watch_forever():
             time.sleep(0.2)
 
 
-CASES = {f.__name__: f for f in [crud, patches, watches, token_request, custom_resources, events, concurrent_patches,
+CASES = {f.__name__: f for f in [crud, patches, dynamic_client, watches, token_request, custom_resources, events, concurrent_patches,
                                   leader, watch_forever]}
 
 if __name__ == "__main__":
