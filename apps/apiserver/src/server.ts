@@ -43,6 +43,8 @@ import { auditorFromConfig } from "./http/audit.js";
 import { storageMetrics } from "./http/metrics.js";
 import { JWKS_PATH } from "./authn/oidc.js";
 import { CustomResourceServing } from "./custom-resources.js";
+import { WebhookAdmission } from "./admission/webhook-admission.js";
+import { WebhookConfigurations } from "./admission/webhook-configurations.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
 import { DEFAULT_EVENT_TTL_MS, EventTtl } from "./controllers/event-ttl.js";
 import { NamespaceFinalizer } from "./controllers/namespace-finalizer.js";
@@ -160,12 +162,15 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   // Custom kinds are registered before the components that index every kind's objects start.
   const customResources = await CustomResourceServing.start(storage, registry, config.profile, log.child("custom-resources"));
 
+  // Admission webhooks: the configurations in force, followed from commits; called by every store.
+  const webhookConfigurations = await WebhookConfigurations.start(storage, config.profile, log.child("admission"));
+  const admission = new WebhookAdmission(webhookConfigurations, config.profile, cluster, log.child("admission"));
   const stores = new Map<string, ResourceStore>();
   const storeFor = (kind: KindDefinition) => {
     // Not the storage resource: two kinds may share one (core and events.<domain> Events).
     const key = `${kind.group}/${kind.plural}/${kind.version}`;
     let store = stores.get(key);
-    if (!store || store.kind !== kind) stores.set(key, (store = new ResourceStore(kind, { storage, hub, namespaces, cluster })));
+    if (!store || store.kind !== kind) stores.set(key, (store = new ResourceStore(kind, { storage, hub, namespaces, cluster, admission })));
     return store;
   };
   const systemContext = () => ({
@@ -285,6 +290,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
       await Promise.all([
         namespaceFinalizer.stop(),
         garbageCollector.stop(),
+        webhookConfigurations.stop(),
         eventTtl.stop(),
         endpointsController.stop(),
         aggregator.stop(),

@@ -17,4 +17,5 @@ export * from "./kinds/coordination.js";
 export * from "./kinds/events.js";
 export * from "./kinds/services.js";
 export * from "./kinds/discovery.js";
+export * from "./kinds/admissionregistration.js";
 export * from "./shape.js";

@@ -45,6 +45,7 @@ import type { NamespacePhases } from "./namespace-phases.js";
 import { readPath, writePath } from "./json-path.js";
 import { type ListOptions, type ListPlan, planList } from "./list-options.js";
 import type { WatchEvent, WatchHub, Watcher } from "./watch.js";
+import type { AdmissionAttributes, AdmissionHook, AdmissionOperation } from "./admission.js";
 
 export type FieldValidation = "Ignore" | "Warn" | "Strict";
 
@@ -113,6 +114,8 @@ export interface StoreDeps {
   namespaces?: NamespacePhases;
   /** Other kinds' objects, for strategies' `admit` rules. */
   cluster?: ClusterReader;
+  /** Admission webhooks (the apiserver's); without it writes are admitted by the strategies alone. */
+  admission?: AdmissionHook;
 }
 
 const NAMESPACES: ObjectKey = { resource: "core/namespaces", namespace: "", name: "" };
@@ -544,6 +547,101 @@ export class ResourceStore {
     if (warnings) ctx.warnings.push(...warnings);
   }
 
+  // ---- admission --------------------------------------------------------------------------------
+
+  private attributes(
+    operation: AdmissionOperation,
+    subresource: string,
+    object: ObjectHeader | undefined,
+    oldObject: ObjectHeader | undefined,
+    ctx: RequestContext,
+    options: WriteOptions | { dryRun: boolean; delete: DeleteOptions },
+  ): AdmissionAttributes {
+    const source = object ?? oldObject;
+    const scale = subresource === "scale";
+    return {
+      definition: this.kind,
+      kind: scale
+        ? { group: "autoscaling", version: "v1", kind: "Scale" }
+        : { group: this.kind.group, version: this.kind.version, kind: this.kind.kind },
+      subresource,
+      operation,
+      namespace: this.kind.namespaced ? (source?.metadata.namespace ?? "") : "",
+      name: source?.metadata.name ?? "",
+      object: object && scale ? this.scaleOf(object) : object,
+      oldObject: oldObject && scale ? this.scaleOf(oldObject) : oldObject,
+      dryRun: options.dryRun === true,
+      options: admissionOptions(operation, options),
+      ctx,
+    };
+  }
+
+  /**
+   * A webhook's change, decoded again as a body of this kind would be (unknown fields dropped,
+   * defaults applied): what Kubernetes does with a patched object. Undecodable is the server's error.
+   */
+  private redecode(mutated: ObjectHeader, ctx: RequestContext): ObjectHeader {
+    try {
+      return this.decode({ value: mutated }, ctx, { fieldValidation: "Ignore" });
+    } catch (e) {
+      if (e instanceof StatusError) throw errors.internal(e.status.message ?? "");
+      throw e;
+    }
+  }
+
+  private async mutateOnCreate(namespace: string, obj: ObjectHeader, ctx: RequestContext, options: WriteOptions): Promise<ObjectHeader> {
+    // NamespaceLifecycle comes first: no webhook hears of a write into a namespace that cannot take it.
+    await this.checkNamespace(namespace, obj);
+    const mutated = await this.deps.admission!.mutate(this.attributes("CREATE", "", obj, undefined, ctx, options));
+    if (!mutated || mutated === obj) return obj;
+    const decoded = this.redecode(mutated, ctx);
+    this.placeInNamespace(decoded, namespace);
+    return decoded;
+  }
+
+  private async mutateOnUpdate(
+    namespace: string,
+    subresource: string,
+    obj: ObjectHeader,
+    current: ObjectHeader,
+    ctx: RequestContext,
+    options: WriteOptions,
+  ): Promise<ObjectHeader> {
+    const attributes = this.attributes("UPDATE", subresource, obj, current, ctx, options);
+    const mutated = await this.deps.admission!.mutate(attributes);
+    if (!mutated || mutated === attributes.object) return obj;
+    if (subresource === "scale") {
+      // A changed Scale changes the replicas it maps to; the rest of a Scale is derived.
+      const replicas = (mutated as { spec?: { replicas?: unknown } }).spec?.replicas;
+      if (typeof replicas === "number") writePath(obj, this.scaleMapping.specReplicasPath, replicas);
+      return obj;
+    }
+    const decoded = this.redecode(mutated, ctx);
+    decoded.metadata.name = obj.metadata.name;
+    this.placeInNamespace(decoded, namespace);
+    return decoded;
+  }
+
+  private validateUpdate(subresource: string, obj: ObjectHeader, current: ObjectHeader, ctx: RequestContext, options: WriteOptions) {
+    return this.deps.admission!.validate(this.attributes("UPDATE", subresource, obj, current, ctx, options));
+  }
+
+  /** A delete is admitted on the stored object; mutating webhooks are asked too, with nothing to change. */
+  private async admitDelete(
+    namespace: string,
+    name: string,
+    current: ObjectHeader,
+    ctx: RequestContext,
+    options: DeleteOptions,
+    dryRun: boolean,
+  ): Promise<void> {
+    const attributes = this.attributes("DELETE", "", undefined, current, ctx, { dryRun, delete: options });
+    attributes.namespace = this.kind.namespaced ? namespace : "";
+    attributes.name = name;
+    await this.deps.admission!.mutate(attributes);
+    await this.deps.admission!.validate(attributes);
+  }
+
   async create(namespace: string, body: Body, ctx: RequestContext, options: WriteOptions): Promise<WriteResult> {
     const obj = this.decode(body, ctx, options);
     const strategy = this.kind.strategy;
@@ -557,9 +655,12 @@ export class ResourceStore {
     return this.createObject(namespace, obj, ctx, options);
   }
 
-  async createObject(namespace: string, obj: ObjectHeader, ctx: RequestContext, options: WriteOptions): Promise<WriteResult> {
+  async createObject(namespace: string, requested: ObjectHeader, ctx: RequestContext, options: WriteOptions): Promise<WriteResult> {
+    this.placeInNamespace(requested, namespace);
+    const admitting = this.deps.admission?.handles(this.kind) === true;
+    // Mutating admission sees the object as the client sent it, before the server fills in its fields.
+    const obj = admitting ? await this.mutateOnCreate(namespace, requested, ctx, options) : requested;
     const meta = obj.metadata;
-    this.placeInNamespace(obj, namespace);
     if (meta.resourceVersion && !options.dryRun) {
       // Kubernetes' storage answers this with a 500; it is the client's mistake, so here a 400.
       throw errors.badRequest("resourceVersion should not be set on objects to be created");
@@ -578,6 +679,7 @@ export class ResourceStore {
     this.validate(this.kind.strategy, obj, undefined, ctx);
     await this.admit(this.kind.strategy, obj, undefined, ctx);
     await this.checkNamespace(namespace, obj);
+    if (admitting) await this.deps.admission!.validate(this.attributes("CREATE", "", obj, undefined, ctx, options));
     if (options.dryRun) {
       const key = this.key(namespace, meta.name!);
       if (await this.deps.storage.get(key)) throw await this.alreadyExists(key);
@@ -640,8 +742,8 @@ export class ResourceStore {
       ctx.signal?.throwIfAborted();
       const stored = await this.deps.storage.get(this.key(namespace, name));
       const current = stored && this.read(stored);
-      const obj = mutate(current && clone(current));
-      const meta = obj.metadata;
+      let obj = mutate(current && clone(current));
+      let meta = obj.metadata;
       // An empty name in the body mismatches too (Kubernetes' checkName).
       if ((meta.name ?? "") !== name) {
         throw errors.badRequest(`the name of the object (${meta.name ?? ""}) does not match the name on the URL (${name})`);
@@ -669,6 +771,11 @@ export class ResourceStore {
           `StorageError: invalid object, Code: 4, Key: ${keyText(this.key(namespace, name))}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: UID in precondition: ${meta.uid}, UID in object meta: ${current.metadata.uid ?? ""}`,
         );
       }
+      const admitting = this.deps.admission?.handles(this.kind) === true;
+      if (admitting) {
+        obj = await this.mutateOnUpdate(namespace, subresource ?? "", obj, current, ctx, options);
+        meta = obj.metadata;
+      }
       // System fields are the server's, whatever the body says; an unconditional update is based on
       // the current revision.
       meta.resourceVersion = String(stored.revision);
@@ -683,6 +790,7 @@ export class ResourceStore {
       this.recordManagedFields(current, proposed, obj, subresource, options);
       this.validate(strategy, obj, current, ctx);
       await this.admit(strategy, obj, current, ctx);
+      if (admitting) await this.validateUpdate(subresource ?? "", obj, current, ctx, options);
       // Only the main endpoint (and /scale, which writes through it) moves the generation, as in Kubernetes.
       if ((!subresource || subresource === "scale") && !specEqual(this.kind, obj, current))
         meta.generation = (current.metadata.generation ?? 0) + 1;
@@ -737,6 +845,7 @@ export class ResourceStore {
           `the ResourceVersion in the precondition (${pre.resourceVersion}) does not match the ResourceVersion in record (${stored.revision}). The object might have been modified`,
         );
       }
+      if (this.deps.admission?.handles(this.kind)) await this.admitDelete(namespace, name, current, ctx, options, dryRun);
       const grace = this.kind.strategy.gracePeriod?.(current, options.gracePeriodSeconds) ?? 0;
       try {
         if (grace > 0) {
@@ -867,6 +976,26 @@ function decodeAs(
 }
 
 const SCALE: DecodeTarget = { apiVersion: "autoscaling/v1", version: "v1", kind: "Scale", schema: Scale, checkApiVersion: false };
+
+/** The request's options as a webhook sees them (CreateOptions, UpdateOptions, PatchOptions, DeleteOptions). */
+function admissionOptions(
+  operation: AdmissionOperation,
+  options: WriteOptions | { dryRun: boolean; delete: DeleteOptions },
+): Record<string, unknown> {
+  const dryRun = options.dryRun ? { dryRun: ["All"] } : {};
+  if ("delete" in options) {
+    const { preconditions, ...rest } = options.delete;
+    return { kind: "DeleteOptions", apiVersion: "meta.k8s.io/v1", ...rest, ...(preconditions ? { preconditions } : {}), ...dryRun };
+  }
+  const kind = options.apply ? "PatchOptions" : operation === "CREATE" ? "CreateOptions" : "UpdateOptions";
+  return {
+    kind,
+    apiVersion: "meta.k8s.io/v1",
+    ...dryRun,
+    ...(options.fieldManager !== undefined ? { fieldManager: options.fieldManager } : {}),
+    ...(options.fieldValidation !== undefined ? { fieldValidation: options.fieldValidation } : {}),
+  };
+}
 
 function dropUndefined(o: Record<string, unknown>): void {
   for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];

@@ -33,6 +33,7 @@ import {
   subjectAccessReviews,
 } from "./authorization/subject-access-review.js";
 import { tokenReviews } from "./authentication/token-review.js";
+import { mutatingWebhookConfigurations, validatingWebhookConfigurations } from "./admissionregistration/webhook-configuration.js";
 
 /**
  * Every kind orch serves out of the box, named for the profile. One file per kind in this folder.
@@ -59,6 +60,8 @@ export function builtinKinds(profile: NamingProfile, services: KindServices = {}
     deviceClasses(profile),
     priorityClasses(profile),
     customResourceDefinitions(profile),
+    validatingWebhookConfigurations(profile),
+    mutatingWebhookConfigurations(profile),
     leases(profile),
     selfSubjectReviews(profile),
     roles(profile),

@@ -1,0 +1,208 @@
+// Admission webhooks as the generic store's AdmissionHook, in k8s.io/apiserver's order
+// (pkg/admission/plugin/webhook/{mutating,validating}/dispatcher.go): mutating webhooks one after
+// another, each JSON patch applied before the next, those with reinvocationPolicy IfNeeded called once
+// more when a later one changed the object; validating webhooks all at once, the first refusal wins.
+import { randomUUID } from "node:crypto";
+import type { NamingProfile, ObjectHeader, RuleWithOperations } from "@orch/api";
+import type { Logger } from "@orch/log";
+import { type Status, StatusError, applyJsonPatch, errors, failure, jsonEqual, labelSelectorMatches } from "@orch/machinery";
+import type { AdmissionAttributes, AdmissionHook, ClusterReader, KindDefinition } from "@orch/registry";
+import { type AdmissionResponse, WebhookCallError, callWebhook, reviewVersion } from "./webhook-call.js";
+import type { Webhook, WebhookConfigurations } from "./webhook-configurations.js";
+
+/** rules.Matcher: scope, operation, group, version and resource[/subresource] of one rule. */
+function ruleMatches(rule: RuleWithOperations, a: AdmissionAttributes): boolean {
+  const scope = rule.scope ?? "*";
+  const namespaced = a.definition.namespaced;
+  if (scope === "Cluster" && namespaced) return false;
+  if (scope === "Namespaced" && !namespaced) return false;
+  const anyOf = (list: readonly string[] | undefined, value: string) => (list ?? []).some((x) => x === "*" || x === value);
+  if (!anyOf(rule.operations, a.operation)) return false;
+  if (!anyOf(rule.apiGroups, a.definition.group)) return false;
+  if (!anyOf(rule.apiVersions, a.definition.version)) return false;
+  return (rule.resources ?? []).some((entry) => {
+    const slash = entry.indexOf("/");
+    const resource = slash < 0 ? entry : entry.slice(0, slash);
+    const subresource = slash < 0 ? "" : entry.slice(slash + 1);
+    return (resource === "*" || resource === a.definition.plural) && (subresource === "*" || subresource === a.subresource);
+  });
+}
+
+const labelsOf = (o: ObjectHeader | undefined) => o?.metadata.labels ?? {};
+
+export class WebhookAdmission implements AdmissionHook {
+  private readonly exemptGroup: string;
+
+  constructor(
+    private readonly configurations: WebhookConfigurations,
+    profile: NamingProfile,
+    private readonly cluster: ClusterReader,
+    private readonly log: Logger,
+  ) {
+    this.exemptGroup = profile.group("admissionregistration");
+  }
+
+  /** The configurations' own kinds are never intercepted: a bad webhook could otherwise lock itself in. */
+  handles(kind: KindDefinition): boolean {
+    return !this.configurations.empty && kind.group !== this.exemptGroup;
+  }
+
+  private isNamespaceObject(a: AdmissionAttributes): boolean {
+    return a.definition.group === "" && a.definition.plural === "namespaces";
+  }
+
+  /** MatchNamespaceSelector: cluster-scoped objects other than namespaces always match. */
+  private async namespaceMatches(hook: Webhook, a: AdmissionAttributes): Promise<boolean> {
+    if (!hook.namespaceSelector) return true;
+    if (this.isNamespaceObject(a) && a.subresource === "") {
+      return labelSelectorMatches(hook.namespaceSelector, labelsOf(a.object ?? a.oldObject));
+    }
+    if (!a.definition.namespaced) return true;
+    const namespace = await this.cluster.get("", "namespaces", "", a.namespace);
+    if (!namespace) throw errors.notFound({ group: "", resource: "namespaces" }, a.namespace);
+    return labelSelectorMatches(hook.namespaceSelector, labelsOf(namespace));
+  }
+
+  /** ShouldCallHook: rules, then selectors (rules first: they cost nothing). */
+  private async shouldCall(hook: Webhook, a: AdmissionAttributes): Promise<boolean> {
+    if (!(hook.spec.rules ?? []).some((rule) => ruleMatches(rule, a))) return false;
+    if (hook.objectSelector) {
+      const selector = hook.objectSelector;
+      const matches = [a.object, a.oldObject].some((o) => o !== undefined && labelSelectorMatches(selector, labelsOf(o)));
+      if (!matches) return false;
+    }
+    return this.namespaceMatches(hook, a);
+  }
+
+  private async matching(hooks: readonly Webhook[], a: AdmissionAttributes): Promise<Webhook[]> {
+    const selected: Webhook[] = [];
+    for (const hook of hooks) if (await this.shouldCall(hook, a)) selected.push(hook);
+    return selected;
+  }
+
+  /** The AdmissionReview a webhook gets. */
+  private review(version: string, uid: string, a: AdmissionAttributes, object: ObjectHeader | undefined) {
+    const d = a.definition;
+    const resource = { group: d.group, version: d.version, resource: d.plural };
+    const user = a.ctx.user;
+    return {
+      apiVersion: `admission.k8s.io/${version}`,
+      kind: "AdmissionReview",
+      request: {
+        uid,
+        kind: a.kind,
+        resource,
+        ...(a.subresource ? { subResource: a.subresource } : {}),
+        requestKind: a.kind,
+        requestResource: resource,
+        ...(a.subresource ? { requestSubResource: a.subresource } : {}),
+        ...(a.name ? { name: a.name } : {}),
+        // A Namespace's request names itself as its namespace, as Kubernetes' request info does.
+        ...(a.namespace || this.isNamespaceObject(a) ? { namespace: a.namespace || a.name } : {}),
+        operation: a.operation,
+        userInfo: {
+          username: user.username,
+          ...(user.uid ? { uid: user.uid } : {}),
+          ...(user.groups.length ? { groups: user.groups } : {}),
+          ...(user.extra && Object.keys(user.extra).length ? { extra: user.extra } : {}),
+        },
+        object: object ?? null,
+        oldObject: a.oldObject ?? null,
+        dryRun: a.dryRun,
+        options: a.options,
+      },
+    };
+  }
+
+  /** One call: the answer, or undefined when it failed and the webhook's failurePolicy is Ignore. */
+  private async call(hook: Webhook, a: AdmissionAttributes, object: ObjectHeader | undefined): Promise<AdmissionResponse | undefined> {
+    // Side effects a dry run must not cause (sideEffects Unknown/Some, only in configurations older than v1).
+    if (a.dryRun && hook.spec.sideEffects !== "None" && hook.spec.sideEffects !== "NoneOnDryRun") {
+      throw errors.badRequest(`admission webhook ${JSON.stringify(hook.name)} does not support dry run`);
+    }
+    const version = reviewVersion(hook.spec) ?? "v1";
+    const uid = randomUUID();
+    try {
+      const response = await callWebhook(hook.spec, version, uid, this.review(version, uid, a, object), hook.mutating, a.ctx.signal);
+      if (response.warnings) a.ctx.warnings.push(...response.warnings);
+      return response;
+    } catch (e) {
+      if (!(e instanceof WebhookCallError)) throw e;
+      if (hook.spec.failurePolicy === "Ignore") {
+        this.log.warn(`${e.message}; failing open (failurePolicy Ignore)`);
+        return undefined;
+      }
+      throw errors.internal(e.message);
+    }
+  }
+
+  async mutate(a: AdmissionAttributes): Promise<ObjectHeader | undefined> {
+    const hooks = await this.matching(this.configurations.mutating.webhooks, a);
+    if (hooks.length === 0) return a.object;
+    let object = a.object;
+    // Where in the list the object last changed: IfNeeded webhooks before it are called again.
+    let lastChangedBy = -1;
+    const runHook = async (hook: Webhook, index: number) => {
+      const response = await this.call(hook, a, object);
+      if (!response) return;
+      if (!response.allowed) throw denied(hook.name, response.result);
+      if (response.patch === undefined) return;
+      if (!object) {
+        throw errors.internal(
+          `admission webhook ${JSON.stringify(hook.name)} attempted to modify the object, which is not supported for this operation`,
+        );
+      }
+      let patched: ObjectHeader;
+      try {
+        patched = applyJsonPatch(
+          structuredClone(object),
+          JSON.parse(Buffer.from(response.patch, "base64").toString("utf8")),
+        ) as ObjectHeader;
+      } catch (e) {
+        throw errors.internal(e instanceof StatusError ? (e.status.message ?? "") : (e as Error).message);
+      }
+      if (!jsonEqual(patched, object)) {
+        object = patched;
+        lastChangedBy = index;
+      }
+    };
+    for (const [index, hook] of hooks.entries()) await runHook(hook, index);
+    // Reinvocation: once, for IfNeeded webhooks that ran before the last change.
+    const changedBy = lastChangedBy;
+    if (changedBy > 0) {
+      for (const [index, hook] of hooks.entries()) {
+        if (index >= changedBy) break;
+        if (hook.spec.reinvocationPolicy === "IfNeeded") await runHook(hook, index);
+      }
+    }
+    return object;
+  }
+
+  async validate(a: AdmissionAttributes): Promise<void> {
+    const hooks = await this.matching(this.configurations.validating.webhooks, a);
+    if (hooks.length === 0) return;
+    // All at once; the first refusal or failure to arrive is the answer, as Kubernetes' errCh.
+    let first: unknown;
+    await Promise.all(
+      hooks.map(async (hook) => {
+        try {
+          const response = await this.call(hook, a, a.object);
+          if (response && !response.allowed) throw denied(hook.name, response.result);
+        } catch (e) {
+          first ??= e;
+        }
+      }),
+    );
+    if (first !== undefined) throw first;
+  }
+}
+
+/** webhookerrors.ToStatusErr: the webhook's Status, at least a 400, its message prefixed. */
+function denied(webhook: string, result: AdmissionResponse["result"]): StatusError {
+  const by = `admission webhook ${JSON.stringify(webhook)} denied the request`;
+  const code = typeof result?.code === "number" && result.code >= 400 ? result.code : 400;
+  const message = result?.message ? `${by}: ${result.message}` : result?.reason ? `${by}: ${result.reason}` : `${by} without explanation`;
+  const base = failure(code, typeof result?.reason === "string" ? result.reason : "", message);
+  const details = result?.details && typeof result.details === "object" ? { details: result.details as Status["details"] } : {};
+  return new StatusError({ ...base.status, ...details });
+}

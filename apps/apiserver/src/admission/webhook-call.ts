@@ -1,0 +1,184 @@
+// One call of an admission webhook: an AdmissionReview POSTed over HTTPS (verified with the
+// webhook's caBundle), its answer checked as k8s.io/apiserver's request.VerifyAdmissionResponse
+// does, and failures worded as ErrCallingWebhook words them.
+import { Agent, request as httpsRequest } from "node:https";
+import type { MutatingWebhook } from "@orch/api";
+import { ACCEPTED_ADMISSION_REVIEW_VERSIONS } from "@orch/registry";
+
+/** An answer larger than this is refused (Kubernetes reads webhook answers up to its request limit). */
+const MAX_RESPONSE_BYTES = 3 * 1024 * 1024;
+
+/** Kept-alive connections to webhooks; Node keeps one pool per distinct `ca`. */
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+/** What a webhook answered (admission.k8s.io AdmissionResponse), checked. */
+export interface AdmissionResponse {
+  allowed: boolean;
+  /** A metav1.Status when denied. */
+  result?: { code?: number; message?: string; reason?: string; status?: string; details?: unknown; [field: string]: unknown };
+  patch?: string;
+  warnings?: string[];
+}
+
+/** Kubernetes' ErrCallingWebhook: the call did not produce an answer; failurePolicy decides. */
+export class WebhookCallError extends Error {
+  constructor(
+    readonly webhook: string,
+    reason: string,
+  ) {
+    super(`failed calling webhook ${JSON.stringify(webhook)}: ${reason}`);
+  }
+}
+
+/** The review version to send: the first of the webhook's list that orch speaks. */
+export function reviewVersion(hook: MutatingWebhook): string | undefined {
+  return (hook.admissionReviewVersions ?? []).find((v) => (ACCEPTED_ADMISSION_REVIEW_VERSIONS as readonly string[]).includes(v));
+}
+
+/** The address of the call, with Kubernetes' `timeout` query parameter. */
+function target(hook: MutatingWebhook): URL {
+  const config = hook.clientConfig ?? {};
+  if (!config.url) {
+    const service = config.service;
+    throw new WebhookCallError(
+      hook.name ?? "",
+      `could not get REST client: orch does not route Services to webhooks (service ${service?.namespace ?? ""}/${service?.name ?? ""}); set clientConfig.url to the webhook's address`,
+    );
+  }
+  const url = new URL(config.url);
+  url.searchParams.set("timeout", `${hook.timeoutSeconds ?? 10}s`);
+  return url;
+}
+
+/** How Go's HTTP client reports what Node reports, so that messages read as Kubernetes'. */
+function describeFailure(e: unknown, url: URL, timedOut: boolean): string {
+  const post = `Post ${JSON.stringify(url.toString())}`;
+  if (timedOut) return `${post}: context deadline exceeded`;
+  const err = e as NodeJS.ErrnoException;
+  const host = `${url.hostname}:${url.port || "443"}`;
+  switch (err.code) {
+    case "ECONNREFUSED":
+      return `${post}: dial tcp ${host}: connect: connection refused`;
+    case "ENOTFOUND":
+      return `${post}: dial tcp: lookup ${url.hostname}: no such host`;
+    case "ECONNRESET":
+      return `${post}: read tcp ${host}: read: connection reset by peer`;
+    case "UNABLE_TO_VERIFY_LEAF_SIGNATURE":
+    case "SELF_SIGNED_CERT_IN_CHAIN":
+    case "DEPTH_ZERO_SELF_SIGNED_CERT":
+      return `${post}: tls: failed to verify certificate: x509: certificate signed by unknown authority`;
+    case "ERR_TLS_CERT_ALTNAME_INVALID":
+      return `${post}: tls: failed to verify certificate: x509: certificate is valid for other names, not ${url.hostname}`;
+    case "CERT_HAS_EXPIRED":
+      return `${post}: tls: failed to verify certificate: x509: certificate has expired or is not yet valid`;
+    default:
+      return `${post}: ${err.message}`;
+  }
+}
+
+function post(url: URL, body: string, ca: string | undefined, signal: AbortSignal): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      url,
+      {
+        method: "POST",
+        agent,
+        ...(ca ? { ca } : {}),
+        signal,
+        headers: { "Content-Type": "application/json", Accept: "application/json", "Content-Length": Buffer.byteLength(body) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on("data", (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_RESPONSE_BYTES) req.destroy(new Error(`the response is larger than ${MAX_RESPONSE_BYTES} bytes`));
+          else chunks.push(chunk);
+        });
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("error", reject);
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+/**
+ * Sends `review` (with `request.uid` = `uid`) to the webhook and returns its checked answer, or throws
+ * a WebhookCallError. `signal` is the request's own deadline; the webhook's timeout is added to it.
+ */
+export async function callWebhook(
+  hook: MutatingWebhook,
+  version: string,
+  uid: string,
+  review: unknown,
+  mutating: boolean,
+  signal: AbortSignal | undefined,
+): Promise<AdmissionResponse> {
+  const name = hook.name ?? "";
+  const url = target(hook);
+  const timeout = AbortSignal.timeout((hook.timeoutSeconds ?? 10) * 1000);
+  const bundle = hook.clientConfig?.caBundle;
+  const ca = bundle ? Buffer.from(bundle, "base64").toString("utf8") : undefined;
+  let answer: { status: number; text: string };
+  try {
+    answer = await post(url, JSON.stringify(review), ca, signal ? AbortSignal.any([signal, timeout]) : timeout);
+  } catch (e) {
+    signal?.throwIfAborted();
+    throw new WebhookCallError(name, `failed to call webhook: ${describeFailure(e, url, timeout.aborted)}`);
+  }
+  if (answer.status < 200 || answer.status > 299) {
+    const body = answer.text.trim();
+    const why = body
+      ? `an error on the server (${JSON.stringify(body.slice(0, 1024))}) has prevented the request from succeeding`
+      : `the server responded with the status code ${answer.status} but did not return more information`;
+    throw new WebhookCallError(name, `failed to call webhook: ${why}`);
+  }
+  let parsed: { apiVersion?: unknown; kind?: unknown; response?: Record<string, unknown> | null };
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch (e) {
+    throw new WebhookCallError(name, `failed to call webhook: ${(e as Error).message}`);
+  }
+  return verifyResponse(name, version, uid, parsed, mutating);
+}
+
+const invalid = (name: string, why: string) => new WebhookCallError(name, `received invalid webhook response: ${why}`);
+
+/** request.VerifyAdmissionResponse. */
+function verifyResponse(
+  name: string,
+  version: string,
+  uid: string,
+  review: { apiVersion?: unknown; kind?: unknown; response?: Record<string, unknown> | null },
+  mutating: boolean,
+): AdmissionResponse {
+  if (typeof review !== "object" || review === null) throw invalid(name, "expected an AdmissionReview object");
+  const response = review.response;
+  if (!response || typeof response !== "object") throw invalid(name, "webhook response was absent");
+  if (response.uid !== uid) throw invalid(name, `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(response.uid ?? "")}`);
+  // v1 answers must say what they are; v1beta1 answers were never checked.
+  if (version === "v1" && (review.apiVersion !== "admission.k8s.io/v1" || review.kind !== "AdmissionReview")) {
+    throw invalid(
+      name,
+      `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${String(review.apiVersion ?? "")}, Kind=${String(review.kind ?? "")}`,
+    );
+  }
+  const patch = typeof response.patch === "string" && response.patch !== "" ? response.patch : undefined;
+  if (patch !== undefined) {
+    if (!mutating) throw invalid(name, "validating webhooks may not return patches");
+    if (version === "v1" && response.patchType === undefined)
+      throw invalid(name, "webhook returned response.patch but not response.patchType");
+    if (response.patchType !== undefined && response.patchType !== "JSONPatch") {
+      throw invalid(name, `webhook returned invalid response.patchType of ${JSON.stringify(response.patchType)}`);
+    }
+  }
+  const warnings = Array.isArray(response.warnings) ? response.warnings.filter((w): w is string => typeof w === "string") : undefined;
+  return {
+    allowed: response.allowed === true,
+    ...(response.status && typeof response.status === "object" ? { result: response.status as AdmissionResponse["result"] } : {}),
+    ...(patch !== undefined ? { patch } : {}),
+    ...(warnings ? { warnings } : {}),
+  };
+}

@@ -1,0 +1,432 @@
+// Admission webhooks against the real apiserver, with real HTTPS webhook servers started here (their
+// certificates from @orch/pki, their CA given as caBundle): mutation, denial, failurePolicy, timeouts,
+// selectors, warnings, dry run, and the configurations' own validation.
+import { createCA, issueCertificate } from "@orch/pki";
+import { type Server, createServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freshNamespace, sleep, useTestServer } from "./harness.js";
+
+const t = useTestServer();
+const GROUP = "admissionregistration.orch.io";
+const VWC = `/apis/${GROUP}/v1/validatingwebhookconfigurations`;
+const MWC = `/apis/${GROUP}/v1/mutatingwebhookconfigurations`;
+
+type Review = { request: Record<string, any> };
+type Answer = (review: Review) => Record<string, unknown> | Promise<Record<string, unknown>>;
+
+/** A webhook server: each path answers with its handler's response; every review is kept. */
+class WebhookServer {
+  readonly handlers = new Map<string, Answer>();
+  readonly received: { path: string; review: Review }[] = [];
+  server!: Server;
+  caBundle = "";
+  port = 0;
+
+  async start(): Promise<void> {
+    const ca = await createCA({ commonName: "webhook-ca" });
+    const serving = await issueCertificate({
+      ca,
+      subject: { commonName: "webhook" },
+      ipAddresses: ["127.0.0.1"],
+      usages: ["digital signature", "key encipherment", "server auth"],
+      validitySeconds: 3600,
+    });
+    this.caBundle = Buffer.from(ca.certPem).toString("base64");
+    this.server = createServer({ key: serving.keyPem, cert: serving.certPem }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", async () => {
+        const path = new URL(req.url ?? "/", "https://x").pathname;
+        const review = JSON.parse(Buffer.concat(chunks).toString("utf8")) as Review;
+        this.received.push({ path, review });
+        const handler = this.handlers.get(path);
+        if (!handler) {
+          res.writeHead(404).end();
+          return;
+        }
+        const response = await handler(review);
+        res.writeHead(200, { "Content-Type": "application/json" });
+        res.end(
+          JSON.stringify({
+            apiVersion: "admission.k8s.io/v1",
+            kind: "AdmissionReview",
+            response: { uid: review.request.uid, ...response },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
+    this.port = (this.server.address() as AddressInfo).port;
+  }
+
+  url(path: string): string {
+    return `https://127.0.0.1:${this.port}${path}`;
+  }
+  reviews(path: string): Review[] {
+    return this.received.filter((r) => r.path === path).map((r) => r.review);
+  }
+  stop(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+const hooks = new WebhookServer();
+beforeAll(() => hooks.start());
+afterAll(() => hooks.stop());
+
+const patchOf = (ops: unknown[]) => ({ patchType: "JSONPatch", patch: Buffer.from(JSON.stringify(ops)).toString("base64") });
+
+/** A webhook on ConfigMaps of one namespace only, so that tests do not see each other's writes. */
+function webhook(name: string, url: string, namespace: string, more: Record<string, unknown> = {}) {
+  return {
+    name,
+    clientConfig: { url, caBundle: hooks.caBundle },
+    rules: [{ operations: ["CREATE", "UPDATE", "DELETE"], apiGroups: [""], apiVersions: ["v1"], resources: ["configmaps"] }],
+    namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": namespace } },
+    sideEffects: "None",
+    admissionReviewVersions: ["v1"],
+    ...more,
+  };
+}
+
+async function configure(path: string, kind: string, name: string, webhooks: unknown[]): Promise<() => Promise<void>> {
+  const r = await t.api.post(path, { apiVersion: `${GROUP}/v1`, kind, metadata: { name }, webhooks });
+  expect(r.status, r.text).toBe(201);
+  return async () => {
+    expect((await t.api.delete(`${path}/${name}`)).status).toBe(200);
+  };
+}
+
+const configMap = (name: string, labels: Record<string, string> = {}) => ({
+  apiVersion: "v1",
+  kind: "ConfigMap",
+  metadata: { name, labels },
+  data: { a: "1" },
+});
+
+describe("webhook configurations: Kubernetes' validation and defaults", () => {
+  it("defaults failurePolicy, matchPolicy, timeoutSeconds, scope, selectors and reinvocationPolicy", async () => {
+    const r = await t.api.post(MWC, {
+      apiVersion: `${GROUP}/v1`,
+      kind: "MutatingWebhookConfiguration",
+      metadata: { name: "defaults" },
+      webhooks: [
+        {
+          name: "a.example.com",
+          clientConfig: { url: "https://127.0.0.1:1/x" },
+          rules: [{ operations: ["CREATE"], apiGroups: ["nothing.example.com"], apiVersions: ["v1"], resources: ["none"] }],
+          sideEffects: "None",
+          admissionReviewVersions: ["v1"],
+        },
+      ],
+    });
+    expect(r.status, r.text).toBe(201);
+    expect(r.body.webhooks[0]).toMatchObject({
+      failurePolicy: "Fail",
+      matchPolicy: "Equivalent",
+      timeoutSeconds: 10,
+      reinvocationPolicy: "Never",
+      namespaceSelector: {},
+      objectSelector: {},
+      rules: [{ scope: "*" }],
+    });
+    await t.api.delete(`${MWC}/defaults`);
+  });
+
+  it("refuses what Kubernetes refuses, naming each field", async () => {
+    const r = await t.api.post(VWC, {
+      apiVersion: `${GROUP}/v1`,
+      kind: "ValidatingWebhookConfiguration",
+      metadata: { name: "bad" },
+      webhooks: [
+        {
+          name: "short",
+          clientConfig: { url: "http://127.0.0.1/x?q=1" },
+          rules: [{ operations: ["CREATE", "*"], apiGroups: [], apiVersions: ["v1"], resources: ["pods"], scope: "Everywhere" }],
+          failurePolicy: "Maybe",
+          timeoutSeconds: 31,
+          admissionReviewVersions: ["v2"],
+        },
+        {
+          name: "b.example.com",
+          clientConfig: { url: "https://x.example.com", service: { namespace: "default", name: "s" } },
+          sideEffects: "Some",
+          admissionReviewVersions: ["v1"],
+        },
+      ],
+    });
+    expect(r.status, r.text).toBe(422);
+    const causes = r.body.details.causes.map((c: { field: string; message: string }) => `${c.field}: ${c.message}`);
+    expect(causes).toEqual([
+      'webhooks[0].name: Invalid value: "short": should be a domain with at least three segments separated by dots',
+      `webhooks[0].rules[0].operations: Invalid value: ["CREATE","*"]: if '*' is present, must not specify other operations`,
+      "webhooks[0].rules[0].apiGroups: Required value",
+      'webhooks[0].rules[0].scope: Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"',
+      'webhooks[0].failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"',
+      "webhooks[0].sideEffects: Required value: must specify one of None, NoneOnDryRun",
+      "webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds",
+      `webhooks[0].clientConfig.url: Invalid value: "http": 'https' is the only allowed URL scheme; desired format: https://host[/path]`,
+      'webhooks[0].clientConfig.url: Invalid value: "q=1": query parameters are not permitted in the URL',
+      'webhooks[0].admissionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1',
+      'webhooks[1].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
+      "webhooks[1].clientConfig: Required value: exactly one of url or service is required",
+    ]);
+  });
+});
+
+describe("calling webhooks on writes", () => {
+  it("a mutating webhook's JSON patch is applied before validation, and a validating webhook sees it", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/mutate-${ns}`, (review) => ({
+      allowed: true,
+      ...patchOf(
+        review.request.object.metadata.labels
+          ? [{ op: "add", path: "/metadata/labels/mutated", value: "yes" }]
+          : [{ op: "add", path: "/metadata/labels", value: { mutated: "yes" } }],
+      ),
+    }));
+    hooks.handlers.set(`/validate-${ns}`, (review) => ({ allowed: review.request.object.metadata.labels?.mutated === "yes" }));
+    const removeM = await configure(MWC, "MutatingWebhookConfiguration", `m-${ns}`, [
+      webhook("label.example.com", hooks.url(`/mutate-${ns}`), ns),
+    ]);
+    const removeV = await configure(VWC, "ValidatingWebhookConfiguration", `v-${ns}`, [
+      webhook("check.example.com", hooks.url(`/validate-${ns}`), ns),
+    ]);
+    try {
+      const created = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("one"), { headers: { "User-Agent": "tester/1" } });
+      expect(created.status, created.text).toBe(201);
+      expect(created.body.metadata.labels).toEqual({ mutated: "yes" });
+      expect((await t.api.get(`/api/v1/namespaces/${ns}/configmaps/one`)).body.metadata.labels).toEqual({ mutated: "yes" });
+      const request = hooks.reviews(`/mutate-${ns}`)[0]!.request;
+      expect(request).toMatchObject({
+        kind: { group: "", version: "v1", kind: "ConfigMap" },
+        resource: { group: "", version: "v1", resource: "configmaps" },
+        requestKind: { group: "", version: "v1", kind: "ConfigMap" },
+        name: "one",
+        namespace: ns,
+        operation: "CREATE",
+        dryRun: false,
+        oldObject: null,
+        options: { kind: "CreateOptions", apiVersion: "meta.k8s.io/v1" },
+      });
+      expect(request.uid).toMatch(/^[0-9a-f-]{36}$/);
+      expect(request.userInfo.groups).toContain("system:masters");
+      // An update goes through both again, with the stored object as oldObject.
+      const updated = await t.api.patch(`/api/v1/namespaces/${ns}/configmaps/one`, { data: { a: "2" } });
+      expect(updated.status, updated.text).toBe(200);
+      const update = hooks.reviews(`/validate-${ns}`).at(-1)!.request;
+      expect(update).toMatchObject({ operation: "UPDATE", object: { data: { a: "2" } }, oldObject: { data: { a: "1" } } });
+    } finally {
+      await removeM();
+      await removeV();
+    }
+  });
+
+  it("a denial is the webhook's status code and message, as Kubernetes words it; nothing is stored", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/deny-${ns}`, (review) =>
+      review.request.name === "forbidden"
+        ? { allowed: false, status: { code: 403, reason: "Forbidden", message: "the name forbidden is not allowed" } }
+        : review.request.operation === "DELETE"
+          ? { allowed: false, status: { message: "keep it" } }
+          : { allowed: true },
+    );
+    const remove = await configure(VWC, "ValidatingWebhookConfiguration", `deny-${ns}`, [
+      webhook("names.example.com", hooks.url(`/deny-${ns}`), ns),
+    ]);
+    try {
+      const r = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("forbidden"));
+      expect(r.status).toBe(403);
+      expect(r.body).toMatchObject({
+        kind: "Status",
+        status: "Failure",
+        reason: "Forbidden",
+        code: 403,
+        message: 'admission webhook "names.example.com" denied the request: the name forbidden is not allowed',
+      });
+      expect((await t.api.get(`/api/v1/namespaces/${ns}/configmaps/forbidden`)).status).toBe(404);
+      expect((await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("fine"))).status).toBe(201);
+      // Without a code the denial is a 400; deletes are admitted too.
+      const del = await t.api.delete(`/api/v1/namespaces/${ns}/configmaps/fine`);
+      expect(del.status).toBe(400);
+      expect(del.body.message).toBe('admission webhook "names.example.com" denied the request: keep it');
+      expect((await t.api.get(`/api/v1/namespaces/${ns}/configmaps/fine`)).status).toBe(200);
+    } finally {
+      await remove();
+    }
+  });
+
+  it("a webhook that is down: failurePolicy Fail refuses with 500, Ignore lets the write through", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    const down = "https://127.0.0.1:1/down";
+    const remove = await configure(VWC, "ValidatingWebhookConfiguration", `down-${ns}`, [
+      webhook("fail.example.com", down, ns, { objectSelector: { matchLabels: { policy: "fail" } } }),
+      webhook("ignore.example.com", down, ns, { failurePolicy: "Ignore", objectSelector: { matchLabels: { policy: "ignore" } } }),
+    ]);
+    try {
+      const failed = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("a", { policy: "fail" }));
+      expect(failed.status).toBe(500);
+      expect(failed.body).toMatchObject({ reason: "InternalError", code: 500 });
+      expect(failed.body.message).toBe(
+        'Internal error occurred: failed calling webhook "fail.example.com": failed to call webhook: Post "https://127.0.0.1:1/down?timeout=10s": dial tcp 127.0.0.1:1: connect: connection refused',
+      );
+      const ignored = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("b", { policy: "ignore" }));
+      expect(ignored.status, ignored.text).toBe(201);
+    } finally {
+      await remove();
+    }
+  });
+
+  it("a webhook slower than its timeoutSeconds fails with context deadline exceeded", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/slow-${ns}`, async () => {
+      await sleep(1500);
+      return { allowed: true };
+    });
+    const remove = await configure(VWC, "ValidatingWebhookConfiguration", `slow-${ns}`, [
+      webhook("slow.example.com", hooks.url(`/slow-${ns}`), ns, { timeoutSeconds: 1 }),
+    ]);
+    try {
+      const started = Date.now();
+      const r = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("late"));
+      expect(r.status).toBe(500);
+      expect(r.body.message).toBe(
+        `Internal error occurred: failed calling webhook "slow.example.com": failed to call webhook: Post "${hooks.url(`/slow-${ns}`)}?timeout=1s": context deadline exceeded`,
+      );
+      expect(Date.now() - started).toBeLessThan(1400);
+    } finally {
+      await remove();
+    }
+  });
+
+  it("namespaceSelector and objectSelector choose which writes a webhook hears of", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    const other = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/select-${ns}`, () => ({ allowed: false, status: { message: "selected" } }));
+    const remove = await configure(VWC, "ValidatingWebhookConfiguration", `select-${ns}`, [
+      webhook("select.example.com", hooks.url(`/select-${ns}`), ns, {
+        objectSelector: { matchExpressions: [{ key: "guarded", operator: "Exists" }] },
+      }),
+    ]);
+    try {
+      expect((await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("plain"))).status).toBe(201);
+      expect((await t.api.post(`/api/v1/namespaces/${other}/configmaps`, configMap("guarded", { guarded: "1" }))).status).toBe(201);
+      const r = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("guarded", { guarded: "1" }));
+      expect(r.status).toBe(400);
+      expect(r.body.message).toBe('admission webhook "select.example.com" denied the request: selected');
+      // Removing the label is judged on the old object too: it matched, so the webhook is asked.
+      const relabel = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("plain2"));
+      expect(relabel.status).toBe(201);
+      expect(hooks.reviews(`/select-${ns}`)).toHaveLength(1);
+    } finally {
+      await remove();
+    }
+  });
+
+  it("warnings arrive as Warning headers, from mutating and validating webhooks", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/warn-m-${ns}`, () => ({ allowed: true, warnings: ["from the mutating webhook"] }));
+    hooks.handlers.set(`/warn-v-${ns}`, () => ({ allowed: true, warnings: ["from the validating webhook"] }));
+    const removeM = await configure(MWC, "MutatingWebhookConfiguration", `warn-${ns}`, [
+      webhook("warn-m.example.com", hooks.url(`/warn-m-${ns}`), ns),
+    ]);
+    const removeV = await configure(VWC, "ValidatingWebhookConfiguration", `warn-${ns}`, [
+      webhook("warn-v.example.com", hooks.url(`/warn-v-${ns}`), ns),
+    ]);
+    try {
+      const r = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("warned"));
+      expect(r.status).toBe(201);
+      expect(r.warnings).toEqual(["from the mutating webhook", "from the validating webhook"]);
+    } finally {
+      await removeM();
+      await removeV();
+    }
+  });
+
+  it("a dry run calls webhooks without side effects with dryRun true, applies their patch, and stores nothing", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/dry-${ns}`, () => ({ allowed: true, ...patchOf([{ op: "add", path: "/data/added", value: "x" }]) }));
+    const remove = await configure(MWC, "MutatingWebhookConfiguration", `dry-${ns}`, [
+      webhook("dry.example.com", hooks.url(`/dry-${ns}`), ns, { sideEffects: "NoneOnDryRun" }),
+    ]);
+    try {
+      const r = await t.api.post(`/api/v1/namespaces/${ns}/configmaps?dryRun=All`, configMap("dry"));
+      expect(r.status, r.text).toBe(201);
+      expect(r.body.data).toEqual({ a: "1", added: "x" });
+      expect(hooks.reviews(`/dry-${ns}`)[0]!.request).toMatchObject({ dryRun: true, options: { dryRun: ["All"] } });
+      expect((await t.api.get(`/api/v1/namespaces/${ns}/configmaps/dry`)).status).toBe(404);
+    } finally {
+      await remove();
+    }
+  });
+
+  it("status writes are admitted as the status subresource when a rule names it", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/status-${ns}`, (review) => ({ allowed: false, status: { message: `no ${review.request.subResource}` } }));
+    const remove = await configure(VWC, "ValidatingWebhookConfiguration", `status-${ns}`, [
+      webhook("status.example.com", hooks.url(`/status-${ns}`), ns, {
+        rules: [{ operations: ["UPDATE"], apiGroups: ["apps"], apiVersions: ["v1"], resources: ["deployments/status"] }],
+      }),
+    ]);
+    try {
+      const d = {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: "web" },
+        spec: {
+          selector: { matchLabels: { app: "web" } },
+          template: { metadata: { labels: { app: "web" } }, spec: { containers: [{ name: "c", image: "nginx" }] } },
+        },
+      };
+      expect((await t.api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, d)).status).toBe(201);
+      expect((await t.api.patch(`/apis/apps/v1/namespaces/${ns}/deployments/web`, { spec: { replicas: 2 } })).status).toBe(200);
+      const r = await t.api.patch(`/apis/apps/v1/namespaces/${ns}/deployments/web/status`, { status: { replicas: 2 } });
+      expect(r.status).toBe(400);
+      expect(r.body.message).toBe('admission webhook "status.example.com" denied the request: no status');
+    } finally {
+      await remove();
+    }
+  });
+
+  it("never intercepts the configurations themselves: a deny-everything webhook can still be removed", async () => {
+    hooks.handlers.set("/deny-all", () => ({ allowed: false, status: { message: "no" } }));
+    const everything = {
+      name: "all.example.com",
+      clientConfig: { url: hooks.url("/deny-all"), caBundle: hooks.caBundle },
+      rules: [{ operations: ["*"], apiGroups: ["*"], apiVersions: ["*"], resources: ["*"] }],
+      objectSelector: { matchLabels: { "deny-all": "yes" } },
+      sideEffects: "None",
+      admissionReviewVersions: ["v1"],
+    };
+    const r = await t.api.post(VWC, {
+      apiVersion: `${GROUP}/v1`,
+      kind: "ValidatingWebhookConfiguration",
+      metadata: { name: "deny-all", labels: { "deny-all": "yes" } },
+      webhooks: [everything],
+    });
+    expect(r.status).toBe(201);
+    const ns = await freshNamespace(t.api, "adm");
+    expect((await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("x", { "deny-all": "yes" }))).status).toBe(400);
+    expect((await t.api.patch(`${VWC}/deny-all`, { metadata: { annotations: { a: "b" } } })).status).toBe(200);
+    expect((await t.api.delete(`${VWC}/deny-all`)).status).toBe(200);
+    expect(hooks.reviews("/deny-all").every((review) => review.request.resource.resource === "configmaps")).toBe(true);
+  });
+
+  it("a service clientConfig fails clearly: orch does not route Services to webhooks", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    const remove = await configure(VWC, "ValidatingWebhookConfiguration", `svc-${ns}`, [
+      { ...webhook("svc.example.com", "", ns), clientConfig: { service: { namespace: "default", name: "hook" } } },
+    ]);
+    try {
+      const r = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("x"));
+      expect(r.status).toBe(500);
+      expect(r.body.message).toContain(
+        'failed calling webhook "svc.example.com": could not get REST client: orch does not route Services to webhooks',
+      );
+    } finally {
+      await remove();
+    }
+  });
+});
