@@ -282,9 +282,9 @@ class RuleRun {
 }
 
 /** Runs every validation rule of the schema against `value` (and `old` on update). */
-export function validateRules(schema: SchemaNode, value: unknown, old: unknown): FieldError[] {
+export function validateRules(schema: SchemaNode, value: unknown, old: unknown, at = FieldPath.root(), resourceRoot = true): FieldError[] {
   const run = new RuleRun();
-  run.node(FieldPath.root(), schema, value, old, true);
+  run.node(at, schema, value, old, resourceRoot);
   return run.errors;
 }
 

@@ -92,3 +92,8 @@ function validate(path: FieldPath, x: unknown, s: SchemaNode | undefined): Field
 export function validateEmbeddedResources(schema: SchemaNode, obj: unknown): FieldError[] {
   return validate(FieldPath.root(), obj, { ...schema, embeddedResource: false });
 }
+
+/** The same for a value at `at` that may itself be an embedded resource (a schema's `default`). */
+export function validateEmbeddedResourcesAt(schema: SchemaNode, value: unknown, at: FieldPath): FieldError[] {
+  return validate(at, value, schema);
+}

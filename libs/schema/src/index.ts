@@ -5,3 +5,4 @@ export type { ExtensionPrefix, SchemaOptions, StructuralSchema } from "./types.j
 export { compileSchema } from "./compile.js";
 export { resolveSchemaFieldPath, validateSchemaRules } from "./schema-rules.js";
 export { compilePattern } from "./openapi.js";
+export { type DefaultsOptions, schemaHasDefaults, schemaHasUnprunedDefaults, validateSchemaDefaults } from "./schema-defaults.js";

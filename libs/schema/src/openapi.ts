@@ -3,7 +3,7 @@
 // validators, in that order, each when it applies to the value's kind), with its messages
 // (pkg/validation/errors/schema.go), turned into field errors the way apiextensions-apiserver's
 // kubeOpenAPIResultToFieldErrors does.
-import { type FieldError, fieldError, jsonEqual } from "@orch/machinery";
+import { type FieldError, type FieldPath, fieldError, jsonEqual } from "@orch/machinery";
 import { compileRegexp } from "@orch/cel";
 import { validatesFormat } from "./formats.js";
 import { type SchemaNode, isPlainObject } from "./structural.js";
@@ -441,4 +441,9 @@ function toFieldError(e: OpenApiError): FieldError {
 /** Validates `value` against the whole schema (root path empty) and reports Kubernetes' field errors. */
 export function validateOpenAPI(schema: SchemaNode, value: unknown): FieldError[] {
   return new Validator().node(schema, "", value).errors.map(toFieldError);
+}
+
+/** The same for a value that sits at `at` (a schema's `default`): paths prefixed, messages unchanged. */
+export function validateOpenAPIAt(schema: SchemaNode, value: unknown, at: FieldPath): FieldError[] {
+  return validateOpenAPI(schema, value).map((e) => ({ ...e, field: e.field === "" ? at.toString() : at.child(e.field).toString() }));
 }

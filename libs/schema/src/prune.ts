@@ -85,9 +85,9 @@ class Pruner {
 }
 
 /** Drops the fields `schema` does not know, in place; returns their paths (`spec.foo`, `spec.list[0].x`). */
-export function pruneUnknownFields(value: unknown, schema: SchemaNode): string[] {
+export function pruneUnknownFields(value: unknown, schema: SchemaNode, resourceRoot = true): string[] {
   const pruner = new Pruner();
-  pruner.prune(value, schema, "", true);
+  pruner.prune(value, schema, "", resourceRoot);
   return pruner.dropped;
 }
 

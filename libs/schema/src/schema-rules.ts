@@ -9,6 +9,9 @@ import { validFieldPath } from "./field-path.js";
 import type { SchemaOptions } from "./types.js";
 import { type SchemaNode, additionalSchema, compileNode } from "./structural.js";
 
+/** The newline characters of CEL's grammar (validation.go's newlineMatcher). */
+const hasLineBreaks = (text: string) => /[\n\r]/.test(text);
+
 const reasons = ["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"];
 
 function nodeRuleErrors(s: SchemaNode, at: FieldPath, prefix: string, resourceRoot: boolean): FieldError[] {
@@ -24,10 +27,16 @@ function nodeRuleErrors(s: SchemaNode, at: FieldPath, prefix: string, resourceRo
     else if (compiled?.error) errs.push(fieldError.invalid(ruleAt.child("rule"), rule, compiled.error.detail));
     if (compiled?.messageExpressionError)
       errs.push(fieldError.invalid(ruleAt.child("messageExpression"), rule, compiled.messageExpressionError));
-    if (rule.message !== undefined && rule.message !== "" && rule.message.trim() === "") {
+    // One else-if chain, as validation.go v1.32 has it: a multi-line rule must say what it checks.
+    const message = rule.message ?? "";
+    if (rule.rule.trim() === "") {
+      // compiling reports the empty rule
+    } else if (message !== "" && message.trim() === "") {
       errs.push(fieldError.invalid(ruleAt.child("message"), rule.message, "message must be non-empty if specified"));
-    } else if (rule.message?.includes("\n")) {
+    } else if (hasLineBreaks(message.trim())) {
       errs.push(fieldError.invalid(ruleAt.child("message"), rule.message, "message must not contain line breaks"));
+    } else if (hasLineBreaks(rule.rule.trim()) && message.trim() === "") {
+      errs.push(fieldError.required(ruleAt.child("message"), "message must be specified if rule contains line breaks"));
     }
     if (rule.messageExpression !== undefined && rule.messageExpression !== "" && rule.messageExpression.trim() === "") {
       errs.push(fieldError.required(ruleAt.child("messageExpression"), "messageExpression must be non-empty if specified"));

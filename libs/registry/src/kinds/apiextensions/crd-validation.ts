@@ -14,7 +14,13 @@ import {
   jsonEqual,
   nameIsDNSSubdomain,
 } from "@orch/machinery";
-import { compilePattern, resolveSchemaFieldPath, validateSchemaRules } from "@orch/schema";
+import {
+  compilePattern,
+  resolveSchemaFieldPath,
+  schemaHasUnprunedDefaults,
+  validateSchemaDefaults,
+  validateSchemaRules,
+} from "@orch/schema";
 
 type Crd = CustomResourceDefinition;
 type Version = Crd["spec"]["versions"][number];
@@ -70,32 +76,232 @@ export function validateNames(names: Partial<Crd["spec"]["names"]>, at: FieldPat
   return errs;
 }
 
-/** The structural-schema rules (schema/validation.go) and the unsupported JSON Schema features. */
-function validateSchemaNode(
+/**
+ * The rules Kubernetes relaxes on update for CRDs that already broke them (validation.go's
+ * requireAtomicSetType, requireMapListKeysMapSetValidation, requirePrunedDefaults): a CRD stored
+ * before a rule existed stays updatable. A create always requires all three.
+ */
+interface SchemaRuleOptions {
+  prefix: ExtensionPrefix;
+  requireAtomicSetType: boolean;
+  requireMapListKeysMapSetValidation: boolean;
+  requirePrunedDefaults: boolean;
+}
+
+const allRequired = (prefix: ExtensionPrefix): SchemaRuleOptions => ({
+  prefix,
+  requireAtomicSetType: true,
+  requireMapListKeysMapSetValidation: true,
+  requirePrunedDefaults: true,
+});
+
+/** Where a node sits, as specStandardValidatorV3 carries it down the walk. */
+interface NodeContext {
+  where: "root" | "property" | "items" | "additionalProperties";
+  /** Why a default is not allowed here (`in top-level metadata`), undefined where it is. */
+  defaultForbidden?: string;
+  insideResourceMeta: boolean;
+}
+
+const resourceMetaFields = new Set(["apiVersion", "kind", "metadata"]);
+const atomicSetItem = "must be atomic as item of a list with x-kubernetes-list-type=set";
+const mapKeyNeedsDefault = "this property is in x-kubernetes-list-map-keys, so it must have a default or be a required property";
+
+/** validateMapListKeysMapSet: set and map list items never null; map keys required or defaulted, never null. */
+function validateMapListKeysMapSet(
   s: JSONSchemaProps,
   at: FieldPath,
-  prefix: ExtensionPrefix,
-  where: "root" | "property" | "items" | "additionalProperties",
-): FieldError[] {
+  listType: string | undefined,
+  keys: readonly string[],
+  prefix: string,
+) {
+  const items = s.items;
+  if (!items || Array.isArray(items) || (listType !== "set" && listType !== "map")) return [];
+  const errs: FieldError[] = [];
+  if (items.nullable)
+    errs.push(fieldError.forbidden(at.child("items", "nullable"), `cannot be nullable when ${prefix}-list-type is ${listType}`));
+  if (listType !== "map") return errs;
+  const required = new Set(items.required ?? []);
+  for (const key of keys) {
+    const keySchema = items.properties?.[key];
+    if (!keySchema) continue;
+    const keyAt = at.child("items", "properties").key(key);
+    if (!required.has(key) && (keySchema.default === undefined || keySchema.default === null))
+      errs.push(fieldError.required(keyAt.child("default"), mapKeyNeedsDefault.replace("x-kubernetes", prefix)));
+    if (keySchema.nullable)
+      errs.push(fieldError.forbidden(keyAt.child("nullable"), `this property is in ${prefix}-list-map-keys, so it cannot be nullable`));
+  }
+  return errs;
+}
+
+/** The list-type rules of one node (ValidateCustomResourceDefinitionOpenAPISchema). */
+function validateListType(s: JSONSchemaProps, at: FieldPath, options: SchemaRuleOptions): FieldError[] {
+  const { prefix } = options;
+  const errs: FieldError[] = [];
+  const ext = schemaExtensions(s as JSONSchemaProps<typeof prefix>, prefix);
+  const x = (name: string) => at.child(`${prefix}-${name}`);
+  const type = s.type ?? "";
+  const listType = ext["list-type"];
+  const keys = ext["list-map-keys"] ?? [];
+  const items = s.items && !Array.isArray(s.items) ? s.items : undefined;
+  if (listType !== undefined && type !== "array") {
+    const detail = `must be array if ${prefix}-list-type is specified`;
+    errs.push(type === "" ? fieldError.required(at.child("type"), detail) : fieldError.invalid(at.child("type"), type, detail));
+  } else if (options.requireAtomicSetType && listType === "set" && items) {
+    const itemExt = schemaExtensions(items as JSONSchemaProps<typeof prefix>, prefix);
+    const detail = atomicSetItem.replace("x-kubernetes", prefix);
+    if (items.type === "array" && itemExt["list-type"] !== undefined && itemExt["list-type"] !== "atomic")
+      errs.push(fieldError.invalid(at.child("items", `${prefix}-list-type`), itemExt["list-type"], detail));
+    // Kubernetes reports the item's list type (a nil pointer prints "null") here, not its map type.
+    if (items.type === "object" && itemExt["map-type"] !== "atomic")
+      errs.push(fieldError.invalid(at.child("items", `${prefix}-map-type`), itemExt["list-type"] ?? "null", detail));
+  }
+  if (listType !== undefined && !["atomic", "set", "map"].includes(listType))
+    errs.push(fieldError.notSupported(x("list-type"), listType, ["atomic", "set", "map"]));
+  if (keys.length > 0) {
+    const detail = `must be map if ${prefix}-list-map-keys is non-empty`;
+    if (listType === undefined) errs.push(fieldError.required(x("list-type"), detail));
+    else if (listType !== "map") errs.push(fieldError.invalid(x("list-type"), listType, detail));
+  }
+  if (listType === "map") {
+    if (keys.length === 0) errs.push(fieldError.required(x("list-map-keys"), `must not be empty if ${prefix}-list-type is map`));
+    if (!s.items) errs.push(fieldError.required(at.child("items"), `must have a schema if ${prefix}-list-type is map`));
+    else if (!items)
+      errs.push(fieldError.invalid(at.child("items"), s.items, `must only have a single schema if ${prefix}-list-type is map`));
+    else if ((items.type ?? "") !== "object")
+      errs.push(
+        fieldError.invalid(at.child("items", "type"), items.type ?? "", `must be object if parent array's ${prefix}-list-type is map`),
+      );
+    else {
+      const seen = new Set<string>();
+      for (const key of keys) {
+        const keySchema = items.properties?.[key];
+        if (!keySchema) errs.push(fieldError.invalid(x("list-map-keys"), keys, "entries must all be names of item properties"));
+        else if (keySchema.type === "array" || keySchema.type === "object")
+          // Kubernetes reports the item's type ("object"), not the key's.
+          errs.push(
+            fieldError.invalid(
+              at.child("items", "properties").key(key).child("type"),
+              items.type,
+              `must be a scalar type if parent array's ${prefix}-list-type is map`,
+            ),
+          );
+        if (seen.has(key)) errs.push(fieldError.invalid(x("list-map-keys"), keys, "must not contain duplicate entries"));
+        seen.add(key);
+      }
+    }
+  }
+  if (options.requireMapListKeysMapSetValidation) errs.push(...validateMapListKeysMapSet(s, at, listType, keys, prefix));
+  return errs;
+}
+
+const isIntOrStringAlternatives = (alternatives: readonly JSONSchemaProps[] | undefined) =>
+  alternatives?.length === 2 && alternatives.every((a, i) => Object.keys(a).length === 1 && a.type === (i === 0 ? "integer" : "string"));
+
+/**
+ * validateNestedValueValidation: inside allOf/anyOf/oneOf/not a schema may only constrain values;
+ * what shapes them (types, defaults, nullability, extensions, rules, metadata) must sit outside.
+ */
+function validateNestedValueValidation(s: JSONSchemaProps | undefined, at: FieldPath, prefix: string, skipAnyOf = false): FieldError[] {
+  if (!s) return [];
+  const errs = validateValueValidation(s, at, prefix, skipAnyOf);
+  errs.push(...validateNestedValueValidation(Array.isArray(s.items) ? undefined : s.items, at.child("items"), prefix));
+  for (const [name, prop] of Object.entries(s.properties ?? {}))
+    errs.push(...validateNestedValueValidation(prop, at.child("properties").key(name), prefix));
+  const ext = schemaExtensions(s as JSONSchemaProps<ExtensionPrefix>, prefix as ExtensionPrefix);
+  const forbid = (field: string, detail: string) => errs.push(fieldError.forbidden(at.child(field), detail));
+  if (s.type) forbid("type", "must be empty to be structural");
+  if (s.additionalProperties !== undefined) forbid("additionalProperties", "must be undefined to be structural");
+  if (s.default !== undefined && s.default !== null) forbid("default", "must be undefined to be structural");
+  if (s.title) forbid("title", "must be empty to be structural");
+  if (s.description) forbid("description", "must be empty to be structural");
+  if (s.nullable) forbid("nullable", "must be false to be structural");
+  if (ext["preserve-unknown-fields"]) forbid(`${prefix}-preserve-unknown-fields`, "must be false to be structural");
+  if (ext["embedded-resource"]) forbid(`${prefix}-embedded-resource`, "must be false to be structural");
+  if (ext["int-or-string"]) forbid(`${prefix}-int-or-string`, "must be false to be structural");
+  if ((ext["list-map-keys"] ?? []).length) forbid(`${prefix}-list-map-keys`, "must be empty to be structural");
+  if (ext["list-type"] !== undefined) forbid(`${prefix}-list-type`, "must be undefined to be structural");
+  if (ext["map-type"] !== undefined) forbid(`${prefix}-map-type`, "must be undefined to be structural");
+  if ((ext.validations ?? []).length) forbid(`${prefix}-validations`, "must be empty to be structural");
+  if (s.properties?.metadata)
+    errs.push(fieldError.forbidden(at.child("properties").key("metadata"), "must not be specified in a nested context"));
+  return errs;
+}
+
+/** validateValueValidation: the junctors of a node, each nested schema checked; int-or-string's anyOf excepted. */
+function validateValueValidation(s: JSONSchemaProps, at: FieldPath, prefix: string, skipAnyOf = false): FieldError[] {
+  const errs: FieldError[] = [];
+  const skipFirstAllOfAnyOf = isIntOrStringAlternatives(s.allOf?.[0]?.anyOf);
+  if (!skipAnyOf && !isIntOrStringAlternatives(s.anyOf))
+    (s.anyOf ?? []).forEach((sub, i) => errs.push(...validateNestedValueValidation(sub, at.child("anyOf").index(i), prefix)));
+  (s.allOf ?? []).forEach((sub, i) =>
+    errs.push(...validateNestedValueValidation(sub, at.child("allOf").index(i), prefix, skipFirstAllOfAnyOf && i === 0)),
+  );
+  (s.oneOf ?? []).forEach((sub, i) => errs.push(...validateNestedValueValidation(sub, at.child("oneOf").index(i), prefix)));
+  errs.push(...validateNestedValueValidation(s.not, at.child("not"), prefix));
+  return errs;
+}
+
+/**
+ * validateStructuralCompleteness: a property or items a junctor constrains must also be declared by
+ * the structural part of the schema at the same place. Kubernetes checks it from the root's junctors.
+ */
+function validateCompleteness(v: JSONSchemaProps, s: JSONSchemaProps, sAt: FieldPath, vAt: FieldPath): FieldError[] {
+  const errs: FieldError[] = [];
+  errs.push(...nestedCompleteness(v.not, s, sAt, vAt.child("not")));
+  (v.allOf ?? []).forEach((sub, i) => errs.push(...nestedCompleteness(sub, s, sAt, vAt.child("allOf").index(i))));
+  (v.anyOf ?? []).forEach((sub, i) => errs.push(...nestedCompleteness(sub, s, sAt, vAt.child("anyOf").index(i))));
+  (v.oneOf ?? []).forEach((sub, i) => errs.push(...nestedCompleteness(sub, s, sAt, vAt.child("oneOf").index(i))));
+  return errs;
+}
+
+function nestedCompleteness(v: JSONSchemaProps | undefined, s: JSONSchemaProps | undefined, sAt: FieldPath, vAt: FieldPath): FieldError[] {
+  if (!v) return [];
+  if (!s) return [fieldError.required(sAt, `because it is defined in ${vAt}`)];
+  const errs = validateCompleteness(v, s, sAt, vAt);
+  const single = (items: JSONSchemaProps["items"]) => (Array.isArray(items) ? undefined : items);
+  errs.push(...nestedCompleteness(single(v.items), single(s.items), sAt.child("items"), vAt.child("items")));
+  for (const [name, prop] of Object.entries(v.properties ?? {})) {
+    const structural = s.properties?.[name];
+    const propAt = vAt.child("properties").key(name);
+    if (!structural) errs.push(fieldError.required(sAt.child("properties").key(name), `because it is defined in ${propAt}`));
+    else errs.push(...nestedCompleteness(prop, structural, sAt.child("properties").key(name), propAt));
+  }
+  return errs;
+}
+
+/** The structural-schema rules (schema/validation.go) and the unsupported JSON Schema features. */
+function validateSchemaNode(s: JSONSchemaProps, at: FieldPath, options: SchemaRuleOptions, ctx: NodeContext): FieldError[] {
+  const { prefix } = options;
+  const { where } = ctx;
   const errs: FieldError[] = [];
   const ext = schemaExtensions(s as JSONSchemaProps<typeof prefix>, prefix);
   const x = (name: string) => at.child(`${prefix}-${name}`);
   const type = s.type ?? "";
   if (type !== "" && !openapiTypes.includes(type)) errs.push(fieldError.notSupported(at.child("type"), type, openapiTypes));
+  if (type === "null") errs.push(fieldError.forbidden(at.child("type"), "type cannot be set to null, use nullable as an alternative"));
   if (where === "root" && type !== "object") errs.push(fieldError.invalid(at.child("type"), type, "must be object at the root"));
+  if (where === "root" && s.nullable) errs.push(fieldError.forbidden(at.child("nullable"), "nullable cannot be true at the root"));
   if (type === "" && !ext["int-or-string"] && !ext["preserve-unknown-fields"] && !ext["embedded-resource"] && where !== "root") {
     const detail = where === "items" ? "must not be empty for specified array items" : "must not be empty for specified object fields";
     errs.push(fieldError.required(at.child("type"), detail));
+  }
+  if (s.default !== undefined && s.default !== null && ctx.defaultForbidden !== undefined) {
+    errs.push(fieldError.forbidden(at.child("default"), `must not be set${ctx.defaultForbidden ? ` ${ctx.defaultForbidden}` : ""}`));
   }
   if (ext["preserve-unknown-fields"] === false)
     errs.push(fieldError.invalid(x("preserve-unknown-fields"), false, "must be true or undefined"));
   if (ext["embedded-resource"] && type !== "object")
     errs.push(fieldError.invalid(at.child("type"), type, `must be object if ${prefix}-embedded-resource is true`));
+  if (ctx.insideResourceMeta && ext["embedded-resource"])
+    errs.push(fieldError.forbidden(x("embedded-resource"), "must not be used inside of resource meta"));
+  if (s.id) errs.push(fieldError.forbidden(at.child("id"), "id is not supported"));
   if (s.$ref) errs.push(fieldError.forbidden(at.child("$ref"), "$ref is not supported"));
+  if (s.patternProperties && Object.keys(s.patternProperties).length)
+    errs.push(fieldError.forbidden(at.child("patternProperties"), "patternProperties is not supported"));
   if (s.definitions && Object.keys(s.definitions).length)
-    errs.push(fieldError.forbidden(at.child("definitions"), "definitions are not supported"));
-  if (s.dependencies && Object.keys(s.dependencies).length)
-    errs.push(fieldError.forbidden(at.child("dependencies"), "dependencies are not supported"));
+    errs.push(fieldError.forbidden(at.child("definitions"), "definitions is not supported"));
+  if (s.dependencies) errs.push(fieldError.forbidden(at.child("dependencies"), "dependencies is not supported"));
   if (s.additionalItems !== undefined) errs.push(fieldError.forbidden(at.child("additionalItems"), "additionalItems is not supported"));
   if (s.uniqueItems)
     errs.push(
@@ -106,31 +312,18 @@ function validateSchemaNode(
   if (s.additionalProperties !== undefined && s.additionalProperties !== false && s.properties && Object.keys(s.properties).length) {
     errs.push(fieldError.forbidden(at.child("additionalProperties"), "additionalProperties and properties are mutual exclusive"));
   }
+  if (s.additionalProperties !== undefined && where === "root")
+    errs.push(fieldError.forbidden(at.child("additionalProperties"), "must not be used at the root"));
+  if (s.additionalProperties !== undefined && ext["embedded-resource"])
+    errs.push(fieldError.forbidden(at.child("additionalProperties"), `must not be used if ${prefix}-embedded-resource is set`));
   if (s.pattern !== undefined) {
     const compiled = compilePattern(s.pattern);
     if (typeof compiled === "string")
       errs.push(fieldError.invalid(at.child("pattern"), s.pattern, `must be a valid regular expression, but isn't: ${compiled}`));
   }
-  const listType = ext["list-type"];
-  if (listType !== undefined) {
-    if (!["atomic", "set", "map"].includes(listType))
-      errs.push(fieldError.notSupported(x("list-type"), listType, ["atomic", "set", "map"]));
-    else if (type !== "array") errs.push(fieldError.invalid(x("list-type"), listType, "must only be used if type is array"));
-  }
-  const keys = ext["list-map-keys"] ?? [];
-  if (listType === "map") {
-    const items = !Array.isArray(s.items) ? s.items : undefined;
-    if (keys.length === 0) errs.push(fieldError.required(x("list-map-keys"), `must not be empty if ${prefix}-list-type is map`));
-    if (items && (items.type ?? "") !== "object")
-      errs.push(
-        fieldError.invalid(at.child("items", "type"), items.type ?? "", `must be object if parent array's ${prefix}-list-type is map`),
-      );
-    else if (items && keys.some((k) => !items.properties?.[k])) {
-      errs.push(fieldError.invalid(x("list-map-keys"), keys, "entries must all be names of item properties"));
-    }
-  } else if (keys.length > 0) {
-    errs.push(fieldError.forbidden(x("list-map-keys"), `must not be set if ${prefix}-list-type is not map`));
-  }
+  errs.push(...validateValueValidation(s, at, prefix));
+  if (where === "root") errs.push(...validateCompleteness(s, s, at, at));
+  errs.push(...validateListType(s, at, options));
   const mapType = ext["map-type"];
   if (mapType !== undefined) {
     if (!["granular", "atomic"].includes(mapType)) errs.push(fieldError.notSupported(x("map-type"), mapType, ["granular", "atomic"]));
@@ -146,15 +339,30 @@ function validateSchemaNode(
         fieldError.forbidden(metaAt, "must not specify anything other than name and generateName, but metadata is implicitly specified"),
       );
   }
+  const resource = where === "root" || ext["embedded-resource"] === true;
   for (const [name, prop] of Object.entries(s.properties ?? {})) {
-    if (where === "root" && name === "metadata") continue;
-    errs.push(...validateSchemaNode(prop, at.child("properties").key(name), prefix, "property"));
+    const propAt = at.child("properties").key(name);
+    const child: NodeContext = { where: "property", insideResourceMeta: ctx.insideResourceMeta, defaultForbidden: ctx.defaultForbidden };
+    if (resource && resourceMetaFields.has(name)) {
+      child.insideResourceMeta = true;
+      if (where === "root") child.defaultForbidden = `in top-level ${name}`;
+    }
+    // The root's metadata is ObjectMeta's: only its defaults are checked here, the rest above.
+    if (where === "root" && name === "metadata") {
+      if (prop.default !== undefined && prop.default !== null)
+        errs.push(fieldError.forbidden(propAt.child("default"), `must not be set ${child.defaultForbidden}`));
+      continue;
+    }
+    errs.push(...validateSchemaNode(prop, propAt, options, child));
   }
   if (Array.isArray(s.items)) errs.push(fieldError.forbidden(at.child("items"), "items must be a schema object and not an array"));
-  else if (s.items) errs.push(...validateSchemaNode(s.items, at.child("items"), prefix, "items"));
+  else if (s.items) errs.push(...validateSchemaNode(s.items, at.child("items"), options, { ...ctx, where: "items" }));
   else if (type === "array") errs.push(fieldError.required(at.child("items"), "must be specified"));
   if (typeof s.additionalProperties === "object") {
-    errs.push(...validateSchemaNode(s.additionalProperties, at.child("additionalProperties"), prefix, "additionalProperties"));
+    const child: NodeContext = { ...ctx, where: "additionalProperties" };
+    // Pruning a defaulted map value inside metadata would be ambiguous.
+    if (ctx.insideResourceMeta) child.defaultForbidden = "inside additionalProperties applying to object metadata";
+    errs.push(...validateSchemaNode(s.additionalProperties, at.child("additionalProperties"), options, child));
   }
   return errs;
 }
@@ -229,7 +437,8 @@ function validateSelectableFields(version: Version, at: FieldPath, prefix: Exten
   return errs;
 }
 
-function validateVersion(version: Version, at: FieldPath, prefix: ExtensionPrefix): FieldError[] {
+function validateVersion(version: Version, at: FieldPath, options: SchemaRuleOptions): FieldError[] {
+  const { prefix } = options;
   const errs: FieldError[] = [];
   const problems = isDNS1035Label(version.name);
   if (problems.length) errs.push(fieldError.invalid(at.child("name"), version.name, problems.join(",")));
@@ -237,9 +446,18 @@ function validateVersion(version: Version, at: FieldPath, prefix: ExtensionPrefi
   const schemaAt = at.child("schema", "openAPIV3Schema");
   if (!schema) errs.push(fieldError.required(schemaAt, "schemas are required"));
   else {
-    const structural = validateSchemaNode(schema, schemaAt, prefix, "root");
+    const structural = validateSchemaNode(schema, schemaAt, options, { where: "root", insideResourceMeta: false });
     errs.push(...structural);
-    if (structural.length === 0) errs.push(...validateSchemaRules(schema, { extensionPrefix: prefix }, schemaAt));
+    // As Kubernetes: defaults and rules are only checked against a schema that is structural.
+    if (structural.length === 0) {
+      const defaults = validateSchemaDefaults(
+        schema,
+        { extensionPrefix: prefix, requirePrunedDefaults: options.requirePrunedDefaults },
+        schemaAt,
+      );
+      errs.push(...defaults);
+      if (defaults.length === 0) errs.push(...validateSchemaRules(schema, { extensionPrefix: prefix }, schemaAt));
+    }
   }
   errs.push(...validateSubresources(version.subresources, at.child("subresources")));
   (version.additionalPrinterColumns ?? []).forEach((c, i) =>
@@ -327,7 +545,8 @@ function validateConversion(conversion: Crd["spec"]["conversion"], at: FieldPath
 }
 
 /** ValidateCustomResourceDefinitionSpec (apiextensions/v1 options: schemas required and structural). */
-function validateSpec(s: Crd["spec"], prefix: ExtensionPrefix): FieldError[] {
+function validateSpec(s: Crd["spec"], options: SchemaRuleOptions): FieldError[] {
+  const { prefix } = options;
   const errs: FieldError[] = [];
   if (!s.group) errs.push(fieldError.required(spec.child("group")));
   else {
@@ -347,7 +566,7 @@ function validateSpec(s: Crd["spec"], prefix: ExtensionPrefix): FieldError[] {
     if (version.storage) storage++;
     if (names.has(version.name)) unique = false;
     names.add(version.name);
-    errs.push(...validateVersion(version, versionsAt.index(i), prefix));
+    errs.push(...validateVersion(version, versionsAt.index(i), options));
   });
   if (s.versions.length === 0)
     errs.push(fieldError.invalid(versionsAt, s.versions, "must have exactly one version marked as storage version"));
@@ -391,10 +610,30 @@ export function validateStoredVersions(stored: readonly string[] | null | undefi
 /** A new CustomResourceDefinition. */
 export function validateCrd(crd: Crd, prefix: ExtensionPrefix): FieldError[] {
   return [
-    ...validateSpec(crd.spec, prefix),
+    ...validateSpec(crd.spec, allRequired(prefix)),
     ...validateNames(crd.status.acceptedNames ?? {}, FieldPath.root("status", "acceptedNames")),
     ...validateStoredVersions(crd.status.storedVersions, crd.spec.versions),
   ];
+}
+
+/**
+ * The options of an update: a rule the old definition already broke is not required of the new one
+ * (requireAtomicSetType, requireMapListKeysMapSetValidation, requirePrunedDefaults in validation.go).
+ */
+function ratchetedOptions(old: Crd, prefix: ExtensionPrefix): SchemaRuleOptions {
+  const oldSchemas = old.spec.versions.flatMap((v) => (v.schema?.openAPIV3Schema ? [v.schema.openAPIV3Schema] : []));
+  const oldErrors = oldSchemas.flatMap((schema) =>
+    validateSchemaNode(schema, FieldPath.root(), allRequired(prefix), { where: "root", insideResourceMeta: false }),
+  );
+  const broke = (test: (e: FieldError) => boolean) => oldErrors.some(test);
+  return {
+    prefix,
+    requireAtomicSetType: !broke((e) => e.detail === atomicSetItem.replace("x-kubernetes", prefix)),
+    requireMapListKeysMapSetValidation: !broke(
+      (e) => e.detail.startsWith("cannot be nullable when") || e.detail.startsWith(`this property is in ${prefix}-list-map-keys`),
+    ),
+    requirePrunedDefaults: !oldSchemas.some((schema) => schemaHasUnprunedDefaults(schema, { extensionPrefix: prefix })),
+  };
 }
 
 const isEstablished = (crd: Crd) => (crd.status.conditions ?? []).some((c) => c.type === "Established" && c.status === "True");
@@ -404,7 +643,7 @@ const isEstablished = (crd: Crd) => (crd.status.conditions ?? []).some((c) => c.
  * name); scope and names.kind not once the old definition is established (its objects are stored).
  */
 export function validateCrdUpdate(crd: Crd, old: Crd, prefix: ExtensionPrefix): FieldError[] {
-  const errs = validateSpec(crd.spec, prefix);
+  const errs = validateSpec(crd.spec, ratchetedOptions(old, prefix));
   const immutable = (value: unknown, oldValue: unknown, at: FieldPath) => {
     if (!jsonEqual(value, oldValue)) errs.push(fieldError.invalid(at, value, fieldImmutableErrorMsg));
   };
