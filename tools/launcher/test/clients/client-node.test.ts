@@ -315,24 +315,38 @@ describe("@kubernetes/client-node", () => {
     expect(listed.items.map((e) => e.reason)).toEqual(["Synced", "Synced"]);
   });
 
-  it("lands 100 concurrent merge patches of one ConfigMap from 8 writers, none refused", async () => {
+  it("lands 100 concurrent patches of one ConfigMap from 8 writers, two of each patch type (applies too), none refused", async () => {
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: "js-contended" }, data: {} } });
+    const types = [PatchStrategy.JsonPatch, PatchStrategy.MergePatch, PatchStrategy.StrategicMergePatch, PatchStrategy.ServerSideApply];
     const failures: unknown[] = [];
     await Promise.all(
       Array.from({ length: 8 }, async (_, w) => {
+        const type = types[w % 4]!;
+        const applied: Record<string, string> = {};
         for (let i = w; i < 100; i += 8) {
+          const key = `k${i}`;
+          applied[key] = String(i);
+          // An applier sends its whole intent each time; the others send just the new key.
+          const body =
+            type === PatchStrategy.JsonPatch
+              ? [{ op: "add", path: `/data/${key}`, value: String(i) }]
+              : type === PatchStrategy.ServerSideApply
+                ? { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "js-contended" }, data: { ...applied } }
+                : { data: { [key]: String(i) } };
           await core
             .patchNamespacedConfigMap(
-              { name: "js-contended", namespace, body: { data: { [`k${i}`]: String(i) } } },
-              patchAs(PatchStrategy.MergePatch),
+              { name: "js-contended", namespace, body, ...(type === PatchStrategy.ServerSideApply ? { fieldManager: `writer-${w}` } : {}) },
+              patchAs(type),
             )
-            .catch((e) => failures.push((e as { code?: number }).code ?? e));
+            .catch((e) => failures.push({ writer: w, key, code: (e as { code?: number }).code ?? String(e) }));
         }
       }),
     );
     expect(failures).toEqual([]);
     const cm = await core.readNamespacedConfigMap({ name: "js-contended", namespace });
     expect(Object.keys(cm.data ?? {})).toHaveLength(100);
+    const appliers = cm.metadata?.managedFields?.filter((m) => m.operation === "Apply").map((m) => m.manager);
+    expect(appliers?.sort()).toEqual(["writer-3", "writer-7"]);
   });
 
   it("answers its health and version endpoints", async () => {
