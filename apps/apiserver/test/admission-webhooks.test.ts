@@ -224,6 +224,60 @@ describe("calling webhooks on writes", () => {
     }
   });
 
+  it("reinvocationPolicy IfNeeded calls an earlier webhook once more after a later one changed the object", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    const label = (key: string) => (review: Review) => ({
+      allowed: true,
+      ...patchOf([{ op: "add", path: `/metadata/labels/${key}`, value: String(review.request.object.metadata.labels?.second ?? "none") }]),
+    });
+    hooks.handlers.set(`/first-${ns}`, label("first"));
+    hooks.handlers.set(`/second-${ns}`, () => ({
+      allowed: true,
+      ...patchOf([{ op: "add", path: "/metadata/labels/second", value: "set" }]),
+    }));
+    const removeA = await configure(MWC, "MutatingWebhookConfiguration", `a-${ns}`, [
+      webhook("first.example.com", hooks.url(`/first-${ns}`), ns, { reinvocationPolicy: "IfNeeded" }),
+    ]);
+    const removeB = await configure(MWC, "MutatingWebhookConfiguration", `b-${ns}`, [
+      webhook("second.example.com", hooks.url(`/second-${ns}`), ns),
+    ]);
+    try {
+      const r = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("again", { start: "1" }));
+      expect(r.status, r.text).toBe(201);
+      // The first webhook ran before `second` existed, then again after: its label says what it saw last.
+      expect(r.body.metadata.labels).toEqual({ start: "1", first: "set", second: "set" });
+      expect(hooks.reviews(`/first-${ns}`)).toHaveLength(2);
+      expect(hooks.reviews(`/second-${ns}`)).toHaveLength(1);
+    } finally {
+      await removeA();
+      await removeB();
+    }
+  });
+
+  it("an answer that is not a valid AdmissionReview is a failed call: uid mismatch, or a patch from a validating webhook", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/bad-uid-${ns}`, () => ({ uid: "someone-else", allowed: true }));
+    hooks.handlers.set(`/bad-patch-${ns}`, () => ({ allowed: true, ...patchOf([]), patch: "W10=" }));
+    const remove = await configure(VWC, "ValidatingWebhookConfiguration", `bad-${ns}`, [
+      webhook("uid.example.com", hooks.url(`/bad-uid-${ns}`), ns, { objectSelector: { matchLabels: { bad: "uid" } } }),
+      webhook("patch.example.com", hooks.url(`/bad-patch-${ns}`), ns, { objectSelector: { matchLabels: { bad: "patch" } } }),
+    ]);
+    try {
+      const uid = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("u", { bad: "uid" }));
+      expect(uid.status).toBe(500);
+      expect(uid.body.message).toMatch(
+        /^Internal error occurred: failed calling webhook "uid\.example\.com": received invalid webhook response: expected response\.uid="[0-9a-f-]{36}", got "someone-else"$/,
+      );
+      const patch = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("p", { bad: "patch" }));
+      expect(patch.status).toBe(500);
+      expect(patch.body.message).toBe(
+        'Internal error occurred: failed calling webhook "patch.example.com": received invalid webhook response: validating webhooks may not return patches',
+      );
+    } finally {
+      await remove();
+    }
+  });
+
   it("a denial is the webhook's status code and message, as Kubernetes words it; nothing is stored", async () => {
     const ns = await freshNamespace(t.api, "adm");
     hooks.handlers.set(`/deny-${ns}`, (review) =>
@@ -316,9 +370,7 @@ describe("calling webhooks on writes", () => {
       const r = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("guarded", { guarded: "1" }));
       expect(r.status).toBe(400);
       expect(r.body.message).toBe('admission webhook "select.example.com" denied the request: selected');
-      // Removing the label is judged on the old object too: it matched, so the webhook is asked.
-      const relabel = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("plain2"));
-      expect(relabel.status).toBe(201);
+      // Only the labelled object in the selected namespace was sent to the webhook.
       expect(hooks.reviews(`/select-${ns}`)).toHaveLength(1);
     } finally {
       await remove();
