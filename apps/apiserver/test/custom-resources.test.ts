@@ -268,6 +268,31 @@ describe("serving custom resources", () => {
     expect(badName.body.details.causes[0].field).toBe("metadata.name");
   });
 
+  it("applies a default added to the schema after objects exist when they are read, without writing them", async () => {
+    const group = freshGroup();
+    const ns = await freshNamespace(t.api);
+    await defineCronTabs(t.api, group);
+    const created = await t.api.post(collection(group, ns), cronTab(group, "a"));
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.spec.policy).toBeUndefined();
+    const watch = await t.api.watch(`${collection(group, ns)}?resourceVersion=${created.body.metadata.resourceVersion}`);
+
+    const crd = (await t.api.get(`${CRDS}/crontabs.${group}`)).body;
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.policy = { type: "string", default: "Allow" };
+    expect((await t.api.put(`${CRDS}/crontabs.${group}`, crd)).status).toBe(200);
+
+    const read = await t.api.get(`${collection(group, ns)}/a`);
+    expect(read.body.spec).toMatchObject({ policy: "Allow", replicas: 1 });
+    // Defaulting on read is not a write: the object keeps its resourceVersion.
+    expect(read.body.metadata.resourceVersion).toBe(created.body.metadata.resourceVersion);
+    const listed = await t.api.get(collection(group, ns));
+    expect(listed.body.items[0].spec.policy).toBe("Allow");
+    await t.api.patch(`${collection(group, ns)}/a`, { spec: { image: "other" } });
+    const [modified] = await watch.take(1);
+    watch.close();
+    expect(modified!.object.spec).toMatchObject({ image: "other", policy: "Allow" });
+  });
+
   it("watches custom objects, with label selectors", async () => {
     const group = freshGroup();
     const ns = await freshNamespace(t.api);

@@ -200,6 +200,11 @@ export interface KindDefinition<T extends ObjectHeader = ObjectHeader> {
    */
   storageApiVersion?: string;
   /**
+   * Applied to every object read from storage before anyone sees it (custom resources whose schema
+   * has defaults: Kubernetes' storage decoder defaults, so a default added later shows on read).
+   */
+  defaultsOnRead?: (obj: ObjectHeader) => void;
+  /**
    * Objects kept in another kind's storage and converted on the way in and out (events.<domain>/v1
    * Events are stored as core/v1 Events, as in Kubernetes). The strategy, columns and selectable fields
    * see this kind's shape.

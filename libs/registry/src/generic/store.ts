@@ -173,7 +173,7 @@ export class ResourceStore {
 
   /** Whether stored text differs from what this kind serves (another version, or another kind's storage). */
   private get converts(): boolean {
-    return !!(this.kind.storageApiVersion || this.kind.storedAs);
+    return !!(this.kind.storageApiVersion || this.kind.storedAs || this.kind.defaultsOnRead);
   }
 
   /**
@@ -182,6 +182,7 @@ export class ResourceStore {
    */
   private present(text: string): string {
     if (this.kind.storedAs) return JSON.stringify(this.kind.storedAs.fromStorage(JSON.parse(text) as ObjectHeader));
+    if (this.kind.defaultsOnRead) return JSON.stringify(this.read({ value: text }));
     if (!this.kind.storageApiVersion) return text;
     const served = apiVersionOf(this.kind);
     if (text.startsWith(`{"apiVersion":${JSON.stringify(served)},`)) return text;
@@ -190,10 +191,11 @@ export class ResourceStore {
     return JSON.stringify(obj);
   }
 
-  private read(stored: StoredObject): ObjectHeader {
-    const obj = parse(stored);
+  private read(stored: Pick<StoredObject, "value">): ObjectHeader {
+    const obj = JSON.parse(stored.value) as ObjectHeader;
     if (this.kind.storedAs) return this.kind.storedAs.fromStorage(obj);
     if (this.kind.storageApiVersion) obj.apiVersion = apiVersionOf(this.kind);
+    this.kind.defaultsOnRead?.(obj);
     return obj;
   }
 
@@ -281,8 +283,7 @@ export class ResourceStore {
     const select = (change: Change): WatchEvent | undefined => {
       if (plan.namespace !== undefined && change.namespace !== plan.namespace) return undefined;
       if (!matches) return plainEvent(change);
-      const served = (text: string) =>
-        this.kind.storedAs ? this.kind.storedAs.fromStorage(JSON.parse(text) as ObjectHeader) : (JSON.parse(text) as ObjectHeader);
+      const served = (text: string) => this.read({ value: text });
       const now = change.type !== "DELETED" && matches(served(change.value));
       const before = change.prevValue !== undefined && matches(served(change.prevValue));
       if (change.type === "DELETED") {

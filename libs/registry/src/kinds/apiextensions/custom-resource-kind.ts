@@ -14,7 +14,7 @@ import {
   str,
 } from "@orch/api";
 import { type FieldError, failure, fieldError, humanDuration } from "@orch/machinery";
-import { compileSchema } from "@orch/schema";
+import { compileSchema, schemaHasDefaults } from "@orch/schema";
 import * as v from "valibot";
 import type { KindDefinition, PrinterColumn, ScaleMapping, Strategy, SubresourceStrategy } from "../../generic/kind.js";
 import { readPath } from "../../generic/json-path.js";
@@ -135,6 +135,8 @@ function versionKind(
     genericMetaValidation: true,
     schema: CustomObject,
     ...(pruning ? { prune: (obj: Record<string, unknown>) => pruning.prune(obj) } : {}),
+    // Only schemas with defaults pay for parsing on read.
+    ...(structural && schemaHasDefaults(openAPIV3Schema) ? { defaultsOnRead: (obj: ObjectHeader) => structural.applyDefaults(obj) } : {}),
     ...(openAPIV3Schema ? { openAPIV3Schema: openAPIV3Schema as Record<string, unknown> } : {}),
     ...(structural ? { shape: structural.shape } : {}),
     storageApiVersion,
