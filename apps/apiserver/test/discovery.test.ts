@@ -129,7 +129,10 @@ describe("aggregated discovery v2", () => {
       verbs: ALL_VERBS,
       shortNames: ["po"],
       categories: ["all"],
-      subresources: [{ subresource: "status", responseKind: { group: "", version: "v1", kind: "Pod" }, verbs: ["get", "patch", "update"] }],
+      subresources: [
+        { subresource: "eviction", responseKind: { group: "policy", version: "v1", kind: "Eviction" }, verbs: ["create"] },
+        { subresource: "status", responseKind: { group: "", version: "v1", kind: "Pod" }, verbs: ["get", "patch", "update"] },
+      ],
     });
     expect(v1.resources.find((x: any) => x.resource === "namespaces").scope).toBe("Cluster");
 

@@ -11,6 +11,7 @@ export * from "./kinds/authentication.js";
 export * from "./kinds/authorization.js";
 export * from "./kinds/rbac.js";
 export * from "./kinds/autoscaling.js";
+export * from "./kinds/policy.js";
 export * from "./kinds/apiextensions.js";
 export * from "./kinds/meta-list.js";
 export * from "./kinds/coordination.js";

@@ -147,8 +147,24 @@ export interface ActionSubresource<T extends ObjectHeader = ObjectHeader, R exte
   kind: string;
   schema: AnySchema;
   defaults?: (request: R) => void;
-  /** `cluster` reads the objects the answer depends on (a token's bound pod or secret). */
-  answer: (parent: T, request: R, ctx: RequestContext, cluster: ClusterReader) => Promise<ObjectHeader>;
+  /**
+   * `cluster` reads the objects the answer depends on (a token's bound pod or secret); `self` acts on the
+   * parent (an eviction deletes its pod).
+   */
+  answer: (parent: T, request: R, ctx: RequestContext, cluster: ClusterReader, self: ActionParent) => Promise<ObjectHeader>;
+}
+
+/** What an action may do to its parent object, as the request's caller. */
+export interface ActionParent {
+  /** Deletes it as a DELETE with these options does (admission, preconditions, grace, finalizers). */
+  delete(options: ActionDeleteOptions, dryRun: boolean): Promise<void>;
+}
+
+export interface ActionDeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+  orphanDependents?: boolean;
+  preconditions?: { uid?: string; resourceVersion?: string };
 }
 
 export type Verb = "get" | "list" | "watch" | "create" | "update" | "patch" | "delete" | "deletecollection";

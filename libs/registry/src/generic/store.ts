@@ -362,7 +362,11 @@ export class ResourceStore {
     const requested = (body.value as { apiVersion?: unknown } | null)?.apiVersion;
     const request = decodeAs({ ...sub, apiVersion, checkApiVersion: false }, { value: body.value }, ctx, options);
     sub.defaults?.(request);
-    const answer = await sub.answer(parent, request, ctx, this.cluster);
+    const answer = await sub.answer(parent, request, ctx, this.cluster, {
+      delete: async (deleteOptions, dryRun) => {
+        await this.delete(namespace, name, ctx, deleteOptions, dryRun || options.dryRun === true);
+      },
+    });
     // kubectl sends `kubectl create token`'s TokenRequest as authentication.k8s.io/v1 whatever the
     // profile, and decodes the answer only under that name: a request under the Kubernetes name of the
     // action's group is answered under it.

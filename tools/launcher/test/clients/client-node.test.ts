@@ -355,9 +355,26 @@ describe("@kubernetes/client-node", () => {
     expect((await kc.makeApiClient(VersionApi).getCode()).gitVersion).toMatch(/^v1\.\d+\.\d+/);
   });
 
-  // Gap: orch serves no pods/eviction (nor pods/binding, pods/ephemeralcontainers) subresource; an
-  // eviction has to delete its pod from an action subresource, which the generic store cannot do yet.
-  it.todo("evicts a pod with createNamespacedPodEviction (policy/v1 Eviction)");
+  it("evicts a pod with createNamespacedPodEviction (policy/v1 Eviction), as kubectl drain does", async () => {
+    const pod = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: "main", image: "nginx:1.27" }] } });
+    const evict = (name: string, body: object = {}) =>
+      core.createNamespacedPodEviction({ name, namespace, body: { metadata: { name, namespace }, ...body } });
+    await core.createNamespacedPod({ namespace, body: pod("js-evicted") });
+    // A dry run leaves the pod; a name that is not the URL's is a 400; no such pod is a 404.
+    await evict("js-evicted", { deleteOptions: { dryRun: ["All"] } });
+    expect((await core.readNamespacedPod({ name: "js-evicted", namespace })).metadata?.deletionTimestamp).toBeUndefined();
+    expect(
+      await statusOf(core.createNamespacedPodEviction({ name: "js-evicted", namespace, body: { metadata: { name: "other", namespace } } })),
+    ).toBe(400);
+    expect(await statusOf(evict("js-nobody"))).toBe(404);
+    // No PodDisruptionBudget stands in the way: the pod (on no node) is deleted at once.
+    await evict("js-evicted", { deleteOptions: { gracePeriodSeconds: 0 } });
+    expect(await statusOf(core.readNamespacedPod({ name: "js-evicted", namespace }))).toBe(404);
+    // A precondition on another uid is a conflict, as for a DELETE.
+    await core.createNamespacedPod({ namespace, body: pod("js-evicted") });
+    expect(await statusOf(evict("js-evicted", { deleteOptions: { preconditions: { uid: "not-its-uid" } } }))).toBe(409);
+    await core.deleteNamespacedPod({ name: "js-evicted", namespace, gracePeriodSeconds: 0 });
+  });
 
   it("an informer restarted after the apiserver is killed resumes from its resourceVersion and sees later changes", async () => {
     const informer = makeInformer(

@@ -4,6 +4,7 @@ import { type FieldError, fieldError } from "@orch/machinery";
 import type { KindDefinition, Strategy } from "../../generic/kind.js";
 import { AGE, at, column, defineKind, statusSubresource } from "../../generic/define.js";
 import { emptyPodSpec, podSpecPath, validateContainersOnlyForPod, validatePodSpec, validatePodSpecUpdate } from "./pod-spec-validation.js";
+import { evictionAction } from "./pod-eviction.js";
 import { podWarnings } from "./pod-warnings.js";
 import { podNameWarning } from "./workload-validation.js";
 
@@ -63,6 +64,7 @@ export const pods = (): KindDefinition =>
     schema: Pod,
     strategy: podStatus.strategy,
     subresources: { status: podStatus.status },
+    actions: { eviction: evictionAction() },
     deleteReturnsObject: true,
     selectableFields: {
       "spec.nodeName": (o) => (at(o, "spec.nodeName") as string | undefined) ?? "",
