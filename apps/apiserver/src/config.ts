@@ -6,7 +6,13 @@ import { parseIpv4Range } from "@orch/registry";
 import { type FlowControlConfig, flowControlDefaults } from "./flow-control/priority-levels.js";
 
 export interface ApiserverConfig {
+  /** Keys, credentials, kubeconfigs, and the SQLite database unless `postgresUrl` is set. */
   dataDir: string;
+  /**
+   * ORCH_STORAGE: a `postgres://…` URL stores the cluster's state in that PostgreSQL database
+   * (docs/storage.md); unset, the embedded SQLite file `<dataDir>/orch.db`.
+   */
+  postgresUrl?: string;
   port: number;
   bind: string;
   /** The event bus (ORCH_NATS_URL and its credential files); no events published when absent. */
@@ -167,9 +173,21 @@ function auditFromEnv(env: NodeJS.ProcessEnv): AuditConfig | undefined {
   };
 }
 
+/** ORCH_STORAGE: only a PostgreSQL URL, so that a typo refuses start-up instead of opening an empty SQLite file. */
+function postgresUrlFromEnv(env: NodeJS.ProcessEnv): string | undefined {
+  const value = env.ORCH_STORAGE?.trim();
+  if (!value) return undefined;
+  if (!/^postgres(ql)?:\/\//.test(value)) {
+    throw new Error("ORCH_STORAGE must be a postgres:// (or postgresql://) URL, or unset for the SQLite file in ORCH_DATA_DIR");
+  }
+  return value;
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverConfig {
+  const postgresUrl = postgresUrlFromEnv(env);
   return {
     dataDir: resolve(env.ORCH_DATA_DIR || ".orch"),
+    ...(postgresUrl ? { postgresUrl } : {}),
     port: int(env.ORCH_PORT, 6443, "ORCH_PORT"),
     bind: env.ORCH_BIND || "127.0.0.1",
     bus: busConnectionFromEnv(env),

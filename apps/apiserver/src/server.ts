@@ -15,7 +15,7 @@ import {
 import { type Logger, createLogger } from "@orch/log";
 import { ApiserverMetrics } from "@orch/metrics";
 import { ensureDefaultEncryptionConfiguration, loadEncryptionConfiguration } from "@orch/encryption-at-rest";
-import { KeyExistsError, SqliteStorage } from "@orch/storage";
+import { KeyExistsError, type Storage } from "@orch/storage";
 import { ensureKeySet } from "@orch/tokens";
 import { randomUUID } from "node:crypto";
 import { chmod, mkdir, rename, writeFile } from "node:fs/promises";
@@ -41,6 +41,7 @@ import { RbacAuthorizer } from "./authz/rbac-authorizer.js";
 import { createApp } from "./http/app.js";
 import { auditorFromConfig } from "./http/audit.js";
 import { storageMetrics } from "./http/metrics.js";
+import { openStorage } from "./storage-engine.js";
 import { JWKS_PATH } from "./authn/oidc.js";
 import { CustomResourceServing } from "./custom-resources.js";
 import { WebhookAdmission } from "./admission/webhook-admission.js";
@@ -66,7 +67,7 @@ export interface RunningApiserver {
 }
 
 /** The namespaces every cluster has, created on first start. */
-async function ensureDefaultNamespace(storage: SqliteStorage): Promise<void> {
+async function ensureDefaultNamespace(storage: Storage): Promise<void> {
   const ns: ObjectHeader = {
     apiVersion: "v1",
     kind: "Namespace",
@@ -100,7 +101,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   const serviceAccountKeys = await ensureKeySet(join(config.dataDir, "pki"));
   // Secrets are encrypted at rest: with the configured file, else with one written here on first start.
   const encryption = config.encryptionProviderConfig ?? (await ensureDefaultEncryptionConfiguration(config.dataDir));
-  const storage = new SqliteStorage({ path: join(config.dataDir, "orch.db"), transformers: await loadEncryptionConfiguration(encryption) });
+  const storage = await openStorage(config, await loadEncryptionConfiguration(encryption), log);
   const hub = await WatchHub.create(storage);
   const namespaces = await NamespacePhases.create(storage);
 

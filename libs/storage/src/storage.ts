@@ -186,3 +186,16 @@ export interface Storage {
   compact(policy: CompactionPolicy): Promise<CompactionResult>;
   close(): Promise<void>;
 }
+
+/** An engine's figures for monitoring (/metrics). */
+export interface StorageStatistics {
+  /** Live objects per storage resource (`<group>/<plural>`). */
+  objectCounts: Map<string, number>;
+  /** What the database takes on disk. */
+  sizeBytes: number;
+}
+
+/** An engine the apiserver runs on (SqliteStorage, PostgresStorage): the contract plus its figures. */
+export interface ServingStorage extends Storage {
+  stats(): Promise<StorageStatistics>;
+}

@@ -2,7 +2,7 @@
 // Kubernetes' names (libs/metrics), and the /metrics endpoint that exposes them.
 import { type ApiserverMetrics, PROMETHEUS_CONTENT_TYPE, type StorageStats, requestKindOf, requestLabels } from "@orch/metrics";
 import { type KindRegistry, storageResource } from "@orch/registry";
-import type { SqliteStorage } from "@orch/storage";
+import type { ServingStorage } from "@orch/storage";
 import type { MiddlewareHandler } from "hono";
 import type { Env } from "./filters.js";
 import type { ResourceRequest } from "./request-info.js";
@@ -69,7 +69,7 @@ export function metricsEndpoint(metrics: ApiserverMetrics): () => Promise<Respon
  * The storage's figures for /metrics: live objects of every served resource (0 for one without any, as
  * Kubernetes reports a registered resource), the database's size, and its epoch as the storage's id.
  */
-export async function storageMetrics(storage: SqliteStorage, registry: KindRegistry): Promise<StorageStats> {
+export async function storageMetrics(storage: ServingStorage, registry: KindRegistry): Promise<StorageStats> {
   const [{ objectCounts, sizeBytes }, clusterId] = await Promise.all([storage.stats(), storage.epoch()]);
   const counts = new Map(objectCounts);
   for (const versions of registry.groups().values()) {

@@ -1,6 +1,7 @@
 import { type Logger, createLogger } from "@orch/log";
 import { type SQL, and, eq, sql } from "drizzle-orm";
 import { type NodePgDatabase, drizzle } from "drizzle-orm/node-postgres";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -23,7 +24,8 @@ import {
   ObjectTooLargeError,
   type Position,
   RevisionConflictError,
-  type Storage,
+  type ServingStorage,
+  type StorageStatistics,
   type StoredObject,
   type StoredValue,
   UnreadableValueError,
@@ -61,8 +63,11 @@ function migrationsFolder(): string {
 /** A transaction or the pool: whatever runs a statement. */
 type Executor = Pick<NodePgDatabase, "execute">;
 
+/** Runs a statement of the write path as a named prepared statement on the group's connection. */
+type WriteStatement = <R extends Record<string, unknown>>(name: string, statement: SQL) => Promise<pg.QueryResult<R>>;
+
 interface QueuedWrite {
-  run: (tx: Executor, revision: number) => Promise<Change>;
+  run: (exec: WriteStatement, revision: number) => Promise<Change>;
   resolve: (change: Change) => void;
   reject: (error: unknown) => void;
   restore: () => void;
@@ -102,7 +107,7 @@ type ChangeRow = ScannedRow & {
  * (duplicate key, stale base) raises no SQL error — `ON CONFLICT DO NOTHING`, `WHERE revision = base` —
  * so it leaves the group's transaction usable and spends no revision.
  */
-export class PostgresStorage implements Storage {
+export class PostgresStorage implements ServingStorage {
   private readonly listeners = new Set<(change: Change) => void>();
   /** Writes waiting for the next group commit. */
   private queue: QueuedWrite[] = [];
@@ -111,6 +116,7 @@ export class PostgresStorage implements Storage {
   private readonly q;
   private readonly log: Logger;
   private readonly transformerFor: ValueTransformers;
+  private readonly dialect = new PgDialect();
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -158,6 +164,10 @@ export class PostgresStorage implements Storage {
     const storage = new PostgresStorage(pool, drizzle(pool), options);
     // An idle connection the server closes (restart, admin) must not crash the process: the pool replaces it.
     pool.on("error", (e) => storage.log.warn("idle PostgreSQL connection failed", { error: e.message }));
+    // One connection open before the first request: the first read costs a query, not a connection
+    // set-up, during which later commits would land before it (a read from a commit listener would then
+    // see a newer state than the commit it was called for).
+    await pool.query("SELECT 1");
     return storage;
   }
 
@@ -209,12 +219,12 @@ export class PostgresStorage implements Storage {
     key: ObjectKey,
     type: ChangeType,
     object: KubeObject,
-    write: (tx: Executor, revision: number, stored: ValueColumns, committedAt: number) => Promise<StoredValue | undefined>,
+    write: (exec: WriteStatement, revision: number, stored: ValueColumns, committedAt: number) => Promise<StoredValue | undefined>,
   ): Promise<Change> {
     const transformer = this.transformerFor(key.resource);
     return new Promise((resolve, reject) => {
       const before = object.metadata.resourceVersion;
-      const run = async (tx: Executor, revision: number): Promise<Change> => {
+      const run = async (exec: WriteStatement, revision: number): Promise<Change> => {
         object.metadata.resourceVersion = String(revision);
         const value = JSON.stringify(object);
         // A deletion stores the last state, which was within the limit when it was written.
@@ -223,7 +233,7 @@ export class PostgresStorage implements Storage {
           if (bytes > MAX_OBJECT_BYTES) throw new ObjectTooLargeError(key, bytes);
         }
         const stored = transformer ? transformer.toStorage(value, key) : value;
-        const prevStored = await write(tx, revision, toColumns(stored), Date.now());
+        const prevStored = await write(exec, revision, toColumns(stored), Date.now());
         // Listeners get JSON: the previous state is read back (decrypted) only for a transformed resource.
         const prevValue = prevStored === undefined ? undefined : this.json(key, prevStored, transformer);
         return { ...key, revision, type, value, prevValue };
@@ -250,30 +260,46 @@ export class PostgresStorage implements Storage {
     const group = this.queue;
     this.queue = [];
     const outcomes: ({ change: Change } | { error: unknown })[] = [];
+    // The group's connection, driven directly: a commit is three round trips (begin and lock, one
+    // statement per write, counter and commit) plus the server's flush to disk, and a single write
+    // waits for all of them.
+    let client: pg.PoolClient | undefined;
+    let broken = false;
     try {
-      await this.db.transaction(async (tx) => {
-        // The lock on the counter row is held until commit: writers, in this process or another, take
-        // revisions one transaction after the other, so no revision becomes visible before a lower one.
-        const locked = await tx.execute<{ value: string }>(sql`SELECT value FROM counters WHERE name = 'revision' FOR UPDATE`);
-        const first = Number(locked.rows[0]!.value);
-        let last = first;
-        for (const write of group) {
-          try {
-            outcomes.push({ change: await write.run(tx, last + 1) });
-            last++;
-          } catch (error) {
-            outcomes.push({ error });
-          }
+      client = await this.pool.connect();
+      const connection = client;
+      const exec: WriteStatement = (name, statement) => {
+        const query = this.dialect.sqlToQuery(statement);
+        return connection.query({ name, text: query.sql, values: query.params });
+      };
+      // The lock on the counter row is held until commit: writers, in this process or another, take
+      // revisions one transaction after the other, so no revision becomes visible before a lower one.
+      const [, locked] = (await connection.query(
+        "BEGIN; SELECT value FROM counters WHERE name = 'revision' FOR UPDATE",
+      )) as unknown as pg.QueryResult<{ value: string }>[];
+      const first = Number(locked!.rows[0]!.value);
+      let last = first;
+      for (const write of group) {
+        try {
+          outcomes.push({ change: await write.run(exec, last + 1) });
+          last++;
+        } catch (error) {
+          outcomes.push({ error });
         }
-        if (last > first) await tx.execute(sql`UPDATE counters SET value = ${last}::bigint WHERE name = 'revision'`);
-      });
+      }
+      // `last` is a number counted here, never input: safe as a literal, which lets one round trip
+      // carry the counter and the commit.
+      await connection.query(last > first ? `UPDATE counters SET value = ${last} WHERE name = 'revision'; COMMIT` : "COMMIT");
     } catch (error) {
       // The commit itself failed (or a statement did, which aborts the transaction): nothing was written.
+      if (client) await client.query("ROLLBACK").catch(() => (broken = true));
       for (const write of group) {
         write.restore();
         write.reject(error);
       }
       return;
+    } finally {
+      client?.release(broken);
     }
     group.forEach((write, i) => {
       const outcome = outcomes[i]!;
@@ -295,9 +321,11 @@ export class PostgresStorage implements Storage {
   }
 
   async create(key: ObjectKey, object: KubeObject): Promise<Change> {
-    return this.commit(key, "ADDED", object, async (tx, revision, value, committedAt) => {
+    return this.commit(key, "ADDED", object, async (exec, revision, value, committedAt) => {
       // One round trip: the change is logged only when the object row was inserted.
-      const result = await tx.execute(sql`
+      const result = await exec(
+        "orch_create",
+        sql`
         WITH inserted AS (
           INSERT INTO objects (resource, namespace, name, revision, value, value_bytes)
           VALUES (${key.resource}, ${key.namespace}, ${key.name}, ${revision}::bigint, ${value.text}::text, ${value.bytes}::bytea)
@@ -305,16 +333,18 @@ export class PostgresStorage implements Storage {
         INSERT INTO changes (revision, resource, namespace, name, type, value, value_bytes, prev_revision, committed_at)
         SELECT ${revision}::bigint, ${key.resource}, ${key.namespace}, ${key.name}, 'ADDED', ${value.text}::text, ${value.bytes}::bytea,
                0, ${committedAt}::bigint
-          FROM inserted`);
+          FROM inserted`,
+      );
       if (result.rowCount !== 1) throw new KeyExistsError(key);
       return undefined;
     });
   }
 
   async update(key: ObjectKey, object: KubeObject, expectedRevision: number): Promise<Change> {
-    return this.commit(key, "MODIFIED", object, (tx, revision, value, committedAt) =>
+    return this.commit(key, "MODIFIED", object, (exec, revision, value, committedAt) =>
       this.replace(
-        tx,
+        exec,
+        "orch_update",
         key,
         expectedRevision,
         sql`UPDATE objects SET revision = ${revision}::bigint, value = ${value.text}::text, value_bytes = ${value.bytes}::bytea`,
@@ -324,8 +354,8 @@ export class PostgresStorage implements Storage {
   }
 
   async delete(key: ObjectKey, last: KubeObject, expectedRevision: number): Promise<Change> {
-    return this.commit(key, "DELETED", last, (tx, revision, value, committedAt) =>
-      this.replace(tx, key, expectedRevision, sql`DELETE FROM objects`, { revision, type: "DELETED", value, committedAt }),
+    return this.commit(key, "DELETED", last, (exec, revision, value, committedAt) =>
+      this.replace(exec, "orch_delete", key, expectedRevision, sql`DELETE FROM objects`, { revision, type: "DELETED", value, committedAt }),
     );
   }
 
@@ -335,14 +365,17 @@ export class PostgresStorage implements Storage {
    * concurrent writers from one base lose. Returns the previous stored value.
    */
   private async replace(
-    tx: Executor,
+    exec: WriteStatement,
+    statementName: string,
     key: ObjectKey,
     expectedRevision: number,
     change: SQL,
     logged: { revision: number; type: ChangeType; value: ValueColumns; committedAt: number },
   ): Promise<StoredValue> {
     const keyIs = sql`resource = ${key.resource} AND namespace = ${key.namespace} AND name = ${key.name}`;
-    const result = await tx.execute<{ revision: string; value: string | null; value_bytes: Buffer | null; changed: string }>(sql`
+    const result = await exec<{ revision: string; value: string | null; value_bytes: Buffer | null; changed: string }>(
+      statementName,
+      sql`
       WITH previous AS (SELECT revision, value, value_bytes FROM objects WHERE ${keyIs}),
       changed AS (${change} WHERE ${keyIs} AND revision = ${expectedRevision}::bigint RETURNING 1),
       logged AS (
@@ -350,7 +383,8 @@ export class PostgresStorage implements Storage {
         SELECT ${logged.revision}::bigint, ${key.resource}, ${key.namespace}, ${key.name}, ${logged.type},
                ${logged.value.text}::text, ${logged.value.bytes}::bytea, p.revision, p.value, p.value_bytes, ${logged.committedAt}::bigint
           FROM previous p, changed)
-      SELECT p.revision, p.value, p.value_bytes, (SELECT count(*) FROM changed) AS changed FROM previous p`);
+      SELECT p.revision, p.value, p.value_bytes, (SELECT count(*) FROM changed) AS changed FROM previous p`,
+    );
     const previous = result.rows[0];
     if (!previous) throw new KeyNotFoundError(key);
     if (Number(previous.changed) !== 1) throw new RevisionConflictError(key, expectedRevision);
@@ -510,7 +544,7 @@ export class PostgresStorage implements Storage {
   }
 
   /** What monitoring reports: live objects per resource, and the database's size on disk. */
-  async stats(): Promise<{ objectCounts: Map<string, number>; sizeBytes: number }> {
+  async stats(): Promise<StorageStatistics> {
     const [counts, size] = await Promise.all([
       this.db.execute<{ resource: string; n: string }>(sql`SELECT resource, count(*) AS n FROM objects GROUP BY resource`),
       this.db.execute<{ bytes: string }>(sql`SELECT pg_database_size(current_database()) AS bytes`),

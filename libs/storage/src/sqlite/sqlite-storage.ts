@@ -23,7 +23,8 @@ import {
   type ObjectKey,
   type Position,
   RevisionConflictError,
-  type Storage,
+  type ServingStorage,
+  type StorageStatistics,
   type StoredObject,
   type StoredValue,
   UnreadableValueError,
@@ -77,7 +78,7 @@ type ScannedRow = Omit<StoredObject, "value"> & { value: StoredValue };
 
 const isUniqueViolation = (e: unknown): boolean => e instanceof Error && (e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE";
 
-export class SqliteStorage implements Storage {
+export class SqliteStorage implements ServingStorage {
   private readonly sqlite: Database.Database;
   private readonly db: BetterSQLite3Database;
   private readonly listeners = new Set<(change: Change) => void>();
@@ -469,7 +470,7 @@ export class SqliteStorage implements Storage {
    * What monitoring reports: live objects per resource (`<group>/<plural>`, one pass over the key index),
    * and the database's size in pages, free pages included (what the file takes on disk once checkpointed).
    */
-  async stats(): Promise<{ objectCounts: Map<string, number>; sizeBytes: number }> {
+  async stats(): Promise<StorageStatistics> {
     const rows = this.db.all<{ resource: string; n: number }>(sql`SELECT resource, count(*) AS n FROM objects GROUP BY resource`);
     const pages = this.sqlite.pragma("page_count", { simple: true }) as number;
     const pageSize = this.sqlite.pragma("page_size", { simple: true }) as number;
