@@ -4,6 +4,7 @@
 import { createCA, issueCertificate } from "@orch/pki";
 import { type Server, createServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshNamespace, sleep, useTestServer } from "./harness.js";
 
@@ -29,6 +30,8 @@ class WebhookServer {
       ca,
       subject: { commonName: "webhook" },
       ipAddresses: ["127.0.0.1"],
+      // Reached through a Service, the certificate must name it, as Kubernetes requires.
+      dnsNames: ["admission-webhook.default.svc"],
       usages: ["digital signature", "key encipherment", "server auth"],
       validitySeconds: 3600,
     });
@@ -56,7 +59,8 @@ class WebhookServer {
         );
       });
     });
-    await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", r));
+    // Every address: an Endpoints address may not be loopback, so the Service test uses this host's own.
+    await new Promise<void>((r) => this.server.listen(0, "0.0.0.0", r));
     this.port = (this.server.address() as AddressInfo).port;
   }
 
@@ -73,6 +77,15 @@ class WebhookServer {
 }
 
 const hooks = new WebhookServer();
+
+/** This host's first non-loopback IPv4 address (Endpoints refuse loopback ones, as Kubernetes). */
+function hostAddress(): string {
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((a) => a?.family === "IPv4" && !a.internal)?.address;
+  if (!address) throw new Error("this host has no non-loopback IPv4 address for the Service test");
+  return address;
+}
 beforeAll(() => hooks.start());
 afterAll(() => hooks.stop());
 
@@ -466,19 +479,41 @@ describe("calling webhooks on writes", () => {
     expect(hooks.reviews("/deny-all").every((review) => review.request.resource.resource === "configmaps")).toBe(true);
   });
 
-  it("a service clientConfig fails clearly: orch does not route Services to webhooks", async () => {
+  it("a service clientConfig is called at the Service's endpoint, and fails clearly when there is none", async () => {
     const ns = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/svc-${ns}`, () => ({ allowed: false, status: { message: "reached through the Service" } }));
+    const service = { namespace: "default", name: "admission-webhook", path: `/svc-${ns}` };
     const remove = await configure(VWC, "ValidatingWebhookConfiguration", `svc-${ns}`, [
-      { ...webhook("svc.example.com", "", ns), clientConfig: { service: { namespace: "default", name: "hook" } } },
+      { ...webhook("svc.example.com", "", ns), clientConfig: { service, caBundle: hooks.caBundle } },
     ]);
     try {
-      const r = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("x"));
-      expect(r.status).toBe(500);
-      expect(r.body.message).toContain(
-        'failed calling webhook "svc.example.com": could not get REST client: orch does not route Services to webhooks',
+      const missing = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("x"));
+      expect(missing.status).toBe(500);
+      expect(missing.body.message).toBe(
+        'Internal error occurred: failed calling webhook "svc.example.com": could not get REST client: orch does not route Services to webhooks without endpoints: service default/admission-webhook not found',
       );
+      const svc = await t.api.post("/api/v1/namespaces/default/services", {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: "admission-webhook" },
+        spec: { ports: [{ name: "https", port: 443, targetPort: hooks.port }] },
+      });
+      expect(svc.status, svc.text).toBe(201);
+      const noEndpoints = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("x"));
+      expect(noEndpoints.body.message).toContain("service default/admission-webhook has no ready endpoint for port 443");
+      const endpoints = await t.api.post("/api/v1/namespaces/default/endpoints", {
+        apiVersion: "v1",
+        kind: "Endpoints",
+        metadata: { name: "admission-webhook" },
+        subsets: [{ addresses: [{ ip: hostAddress() }], ports: [{ name: "https", port: hooks.port }] }],
+      });
+      expect(endpoints.status, endpoints.text).toBe(201);
+      const routed = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("x"));
+      expect(routed.status, routed.text).toBe(400);
+      expect(routed.body.message).toBe('admission webhook "svc.example.com" denied the request: reached through the Service');
     } finally {
       await remove();
+      await t.api.delete("/api/v1/namespaces/default/services/admission-webhook");
     }
   });
 });

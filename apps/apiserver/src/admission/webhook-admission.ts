@@ -7,7 +7,7 @@ import type { NamingProfile, ObjectHeader, RuleWithOperations } from "@orch/api"
 import type { Logger } from "@orch/log";
 import { type Status, StatusError, applyJsonPatch, errors, failure, jsonEqual, labelSelectorMatches } from "@orch/machinery";
 import type { AdmissionAttributes, AdmissionHook, ClusterReader, KindDefinition } from "@orch/registry";
-import { type AdmissionResponse, WebhookCallError, callWebhook, reviewVersion } from "./webhook-call.js";
+import { type AdmissionResponse, type ServiceReference, WebhookCallError, callWebhook, reviewVersion } from "./webhook-call.js";
 import type { Webhook, WebhookConfigurations } from "./webhook-configurations.js";
 
 /** rules.Matcher: scope, operation, group, version and resource[/subresource] of one rule. */
@@ -29,6 +29,37 @@ function ruleMatches(rule: RuleWithOperations, a: AdmissionAttributes): boolean 
 }
 
 const labelsOf = (o: ObjectHeader | undefined) => o?.metadata.labels ?? {};
+
+interface ServicePort {
+  name?: string;
+  port?: number;
+}
+interface EndpointSubset {
+  addresses?: { ip?: string }[];
+  ports?: { name?: string; port?: number }[];
+}
+
+/**
+ * A Service reference as the address of one of its ready endpoints, as Kubernetes' apiserver does with
+ * `--enable-aggregator-routing`: the Service's port by number, then the endpoint port of the same name.
+ * Without endpoints there is no route: orch runs no Service proxy.
+ */
+async function resolveService(cluster: ClusterReader, ref: ServiceReference): Promise<{ host: string; port: number } | string> {
+  const id = `${ref.namespace ?? ""}/${ref.name ?? ""}`;
+  const port = ref.port ?? 443;
+  const noRoute = `orch does not route Services to webhooks without endpoints: service ${id}`;
+  const service = await cluster.get("", "services", ref.namespace ?? "", ref.name ?? "");
+  if (!service) return `${noRoute} not found`;
+  const servicePort = ((service.spec as { ports?: ServicePort[] } | undefined)?.ports ?? []).find((p) => p.port === port);
+  if (!servicePort) return `${noRoute} has no port ${port}`;
+  const endpoints = await cluster.get("", "endpoints", ref.namespace ?? "", ref.name ?? "");
+  for (const subset of (endpoints?.subsets as EndpointSubset[] | undefined) ?? []) {
+    const ip = subset.addresses?.find((a) => a.ip)?.ip;
+    const target = subset.ports?.find((p) => (p.name ?? "") === (servicePort.name ?? ""));
+    if (ip && target?.port) return { host: ip, port: target.port };
+  }
+  return `${noRoute} has no ready endpoint for port ${port}`;
+}
 
 export class WebhookAdmission implements AdmissionHook {
   private readonly exemptGroup: string;
@@ -123,7 +154,10 @@ export class WebhookAdmission implements AdmissionHook {
     const version = reviewVersion(hook.spec) ?? "v1";
     const uid = randomUUID();
     try {
-      const response = await callWebhook(hook.spec, version, uid, this.review(version, uid, a, object), hook.mutating, a.ctx.signal);
+      const review = this.review(version, uid, a, object);
+      const response = await callWebhook(hook.spec, version, uid, review, hook.mutating, a.ctx.signal, (ref) =>
+        resolveService(this.cluster, ref),
+      );
       if (response.warnings) a.ctx.warnings.push(...response.warnings);
       return response;
     } catch (e) {

@@ -35,19 +35,31 @@ export function reviewVersion(hook: MutatingWebhook): string | undefined {
   return (hook.admissionReviewVersions ?? []).find((v) => (ACCEPTED_ADMISSION_REVIEW_VERSIONS as readonly string[]).includes(v));
 }
 
-/** The address of the call, with Kubernetes' `timeout` query parameter. */
-function target(hook: MutatingWebhook): URL {
+export type ServiceReference = NonNullable<NonNullable<MutatingWebhook["clientConfig"]>["service"]>;
+
+/**
+ * Where a `service` reference is served: an address and port from the Service's Endpoints (orch runs
+ * no Service proxy), or why there is none.
+ */
+export type ServiceResolver = (service: ServiceReference) => Promise<{ host: string; port: number } | string>;
+
+/** The address of the call, with Kubernetes' `timeout` query parameter, and the TLS server name. */
+async function target(hook: MutatingWebhook, resolveService: ServiceResolver): Promise<{ url: URL; servername?: string }> {
   const config = hook.clientConfig ?? {};
-  if (!config.url) {
-    const service = config.service;
-    throw new WebhookCallError(
-      hook.name ?? "",
-      `could not get REST client: orch does not route Services to webhooks (service ${service?.namespace ?? ""}/${service?.name ?? ""}); set clientConfig.url to the webhook's address`,
-    );
+  const timeout = `${hook.timeoutSeconds ?? 10}s`;
+  if (config.url) {
+    const url = new URL(config.url);
+    url.searchParams.set("timeout", timeout);
+    return { url };
   }
-  const url = new URL(config.url);
-  url.searchParams.set("timeout", `${hook.timeoutSeconds ?? 10}s`);
-  return url;
+  const service: ServiceReference = config.service ?? { port: 443 };
+  const resolved = await resolveService(service);
+  if (typeof resolved === "string") throw new WebhookCallError(hook.name ?? "", `could not get REST client: ${resolved}`);
+  const host = resolved.host.includes(":") ? `[${resolved.host}]` : resolved.host;
+  const url = new URL(`https://${host}:${resolved.port}${service.path ?? ""}`);
+  url.searchParams.set("timeout", timeout);
+  // The certificate must name the Service, as Kubernetes requires: <name>.<namespace>.svc.
+  return { url, servername: `${service.name ?? ""}.${service.namespace ?? ""}.svc` };
 }
 
 /** How Go's HTTP client reports what Node reports, so that messages read as Kubernetes'. */
@@ -76,7 +88,13 @@ function describeFailure(e: unknown, url: URL, timedOut: boolean): string {
   }
 }
 
-function post(url: URL, body: string, ca: string | undefined, signal: AbortSignal): Promise<{ status: number; text: string }> {
+function post(
+  url: URL,
+  servername: string | undefined,
+  body: string,
+  ca: string | undefined,
+  signal: AbortSignal,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       url,
@@ -84,6 +102,7 @@ function post(url: URL, body: string, ca: string | undefined, signal: AbortSigna
         method: "POST",
         agent,
         ...(ca ? { ca } : {}),
+        ...(servername ? { servername } : {}),
         signal,
         headers: { "Content-Type": "application/json", Accept: "application/json", "Content-Length": Buffer.byteLength(body) },
       },
@@ -115,15 +134,16 @@ export async function callWebhook(
   review: unknown,
   mutating: boolean,
   signal: AbortSignal | undefined,
+  resolveService: ServiceResolver,
 ): Promise<AdmissionResponse> {
   const name = hook.name ?? "";
-  const url = target(hook);
+  const { url, servername } = await target(hook, resolveService);
   const timeout = AbortSignal.timeout((hook.timeoutSeconds ?? 10) * 1000);
   const bundle = hook.clientConfig?.caBundle;
   const ca = bundle ? Buffer.from(bundle, "base64").toString("utf8") : undefined;
   let answer: { status: number; text: string };
   try {
-    answer = await post(url, JSON.stringify(review), ca, signal ? AbortSignal.any([signal, timeout]) : timeout);
+    answer = await post(url, servername, JSON.stringify(review), ca, signal ? AbortSignal.any([signal, timeout]) : timeout);
   } catch (e) {
     signal?.throwIfAborted();
     throw new WebhookCallError(name, `failed to call webhook: ${describeFailure(e, url, timeout.aborted)}`);
