@@ -337,6 +337,7 @@ describe("aggregation and the bootstrap policy", () => {
     // edit gathers view (labelled aggregate-to-edit) and its own.
     expect(edit.rules).toEqual(expect.arrayContaining(view.rules));
     expect(edit.rules).toContainEqual(expect.objectContaining({ resources: ["serviceaccounts/token"], verbs: ["create"] }));
+    expect(edit.rules).toContainEqual(expect.objectContaining({ resources: ["pods/eviction"], verbs: ["create"] }));
   });
 
   it("adds a labelled ClusterRole's rules to the aggregate, and takes them away when it goes", async () => {

@@ -169,6 +169,8 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
             ],
           ),
           rule(["create"], [""], ["serviceaccounts/token"]),
+          // Evicting a pod (kubectl drain) is deleting it through its disruption budgets.
+          rule(["create"], [""], ["pods/eviction"]),
           rule(WRITE, ["apps"], ["deployments", "deployments/scale", "replicasets", "replicasets/scale"]),
         ],
         { labels: aggregateTo("edit") },
