@@ -435,6 +435,7 @@ def watch_forever():
                 if event["type"] in ("ADDED", "MODIFIED", "DELETED"):
                     rv = obj.metadata.resource_version
                     print(json.dumps({"type": event["type"], "name": obj.metadata.name, "data": obj.data}), flush=True)
+            print(json.dumps({"type": "ENDED"}), flush=True)
         except Exception as e:  # the apiserver went away: retry the watch from rv
             print(json.dumps({"type": "RETRY", "error": type(e).__name__}), flush=True)
             time.sleep(0.2)
