@@ -390,6 +390,43 @@ describe("calling webhooks on writes", () => {
     }
   });
 
+  it("matchConditions (CEL): a false condition skips the webhook, an error fails closed under Fail", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/cond-${ns}`, () => ({ allowed: false, status: { message: "called" } }));
+    const invalid = await t.api.post(VWC, {
+      apiVersion: `${GROUP}/v1`,
+      kind: "ValidatingWebhookConfiguration",
+      metadata: { name: `bad-cond-${ns}` },
+      webhooks: [
+        webhook("cond.example.com", hooks.url(`/cond-${ns}`), ns, { matchConditions: [{ name: "bad", expression: "object.metadata +" }] }),
+      ],
+    });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body.details.causes[0].field).toBe("webhooks[0].matchConditions[0].expression");
+    const remove = await configure(VWC, "ValidatingWebhookConfiguration", `cond-${ns}`, [
+      webhook("cond.example.com", hooks.url(`/cond-${ns}`), ns, {
+        matchConditions: [
+          { name: "not-skipped", expression: 'object.metadata.name != "skip-me"' },
+          { name: "not-robots", expression: '!request.userInfo.username.startsWith("robot")' },
+          { name: "tiers", expression: 'object.metadata.name != "broken" || object.data.tier == "x"' },
+        ],
+      }),
+    ]);
+    try {
+      expect((await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("skip-me"))).status).toBe(201);
+      const called = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("other"));
+      expect(called.status).toBe(400);
+      expect(called.body.message).toBe('admission webhook "cond.example.com" denied the request: called');
+      const broken = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("broken"));
+      expect(broken.status).toBe(500);
+      expect(broken.body.message).toContain(
+        'Internal error occurred: failed calling webhook "cond.example.com": failed evaluating match conditions, failing closed cond.example.com: expression \'object.metadata.name != "broken" || object.data.tier == "x"\' resulted in error:',
+      );
+    } finally {
+      await remove();
+    }
+  });
+
   it("warnings arrive as Warning headers, from mutating and validating webhooks", async () => {
     const ns = await freshNamespace(t.api, "adm");
     hooks.handlers.set(`/warn-m-${ns}`, () => ({ allowed: true, warnings: ["from the mutating webhook"] }));

@@ -28,3 +28,9 @@ export {
 } from "./crd-rules.js";
 export { compileRegexp, regexpFind, regexpFindAll, regexpMatches, type CompiledRegexp } from "./re2.js";
 export { celEquals, concatLists, type ListKind } from "./values.js";
+export {
+  MATCH_CONDITION_COST_LIMIT,
+  compileMatchCondition,
+  type CompiledMatchCondition,
+  type MatchConditionInput,
+} from "./match-conditions.js";

@@ -8,6 +8,8 @@ export * from "./generic/store.js";
 export type * from "./generic/admission.js";
 export { MUTATING_WEBHOOK_CONFIGURATIONS, VALIDATING_WEBHOOK_CONFIGURATIONS } from "./kinds/admissionregistration/webhook-configuration.js";
 export { ACCEPTED_ADMISSION_REVIEW_VERSIONS } from "./kinds/admissionregistration/webhook-validation.js";
+// What the configurations' validation compiles, for the apiserver that evaluates it.
+export { compileMatchCondition, type CompiledMatchCondition } from "@orch/cel";
 export * from "./generic/watch.js";
 export { NamespacePhases } from "./generic/namespace-phases.js";
 export type { ListOptions } from "./generic/list-options.js";

@@ -102,7 +102,26 @@ export class WebhookAdmission implements AdmissionHook {
       const matches = [a.object, a.oldObject].some((o) => o !== undefined && labelSelectorMatches(selector, labelsOf(o)));
       if (!matches) return false;
     }
-    return this.namespaceMatches(hook, a);
+    if (!(await this.namespaceMatches(hook, a))) return false;
+    return hook.matchConditions.length === 0 || this.conditionsMatch(hook, a);
+  }
+
+  /**
+   * matchConditions (matchconditions.Matcher): any false skips the webhook; otherwise an evaluation error
+   * fails the request under failurePolicy Fail and skips the webhook under Ignore.
+   */
+  private conditionsMatch(hook: Webhook, a: AdmissionAttributes): boolean {
+    const input = { object: a.object ?? null, oldObject: a.oldObject ?? null, request: this.review("v1", "", a, a.object).request };
+    const failures: string[] = [];
+    for (const condition of hook.matchConditions) {
+      const result = condition.compiled.evaluate(input);
+      if (result === false) return false;
+      if (typeof result === "string") failures.push(`expression '${condition.expression}' resulted in error: ${result}`);
+    }
+    if (failures.length === 0) return true;
+    if (hook.spec.failurePolicy === "Ignore") return false;
+    const why = `failed evaluating match conditions, failing closed ${hook.name}: ${failures.join(", ")}`;
+    throw errors.internal(new WebhookCallError(hook.name, why).message);
   }
 
   private async matching(hooks: readonly Webhook[], a: AdmissionAttributes): Promise<Webhook[]> {
@@ -171,12 +190,14 @@ export class WebhookAdmission implements AdmissionHook {
   }
 
   async mutate(a: AdmissionAttributes): Promise<ObjectHeader | undefined> {
-    const hooks = await this.matching(this.configurations.mutating.webhooks, a);
-    if (hooks.length === 0) return a.object;
     let object = a.object;
+    const invoked = new Set<number>();
     // Where in the list the object last changed: IfNeeded webhooks before it are called again.
     let lastChangedBy = -1;
     const runHook = async (hook: Webhook, index: number) => {
+      // Each webhook is matched against the object as the ones before it left it, as Kubernetes does.
+      if (!(await this.shouldCall(hook, { ...a, object }))) return;
+      invoked.add(index);
       const response = await this.call(hook, a, object);
       if (!response) return;
       if (!response.allowed) throw denied(hook.name, response.result);
@@ -200,14 +221,13 @@ export class WebhookAdmission implements AdmissionHook {
         lastChangedBy = index;
       }
     };
+    const hooks = this.configurations.mutating.webhooks;
     for (const [index, hook] of hooks.entries()) await runHook(hook, index);
     // Reinvocation: once, for IfNeeded webhooks that ran before the last change.
     const changedBy = lastChangedBy;
-    if (changedBy > 0) {
-      for (const [index, hook] of hooks.entries()) {
-        if (index >= changedBy) break;
-        if (hook.spec.reinvocationPolicy === "IfNeeded") await runHook(hook, index);
-      }
+    for (const [index, hook] of hooks.entries()) {
+      if (index >= changedBy) break;
+      if (invoked.has(index) && hook.spec.reinvocationPolicy === "IfNeeded") await runHook(hook, index);
     }
     return object;
   }

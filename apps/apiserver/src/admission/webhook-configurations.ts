@@ -3,7 +3,12 @@
 // the next request), in Kubernetes' call order: configurations by name, webhooks as declared.
 import type { MutatingWebhook, MutatingWebhookConfiguration, NamingProfile, ObjectHeader, ValidatingWebhook } from "@orch/api";
 import { type LabelSelector, labelSelectorFromObject, labelSelectorIsEverything } from "@orch/machinery";
-import { MUTATING_WEBHOOK_CONFIGURATIONS, VALIDATING_WEBHOOK_CONFIGURATIONS } from "@orch/registry";
+import {
+  type CompiledMatchCondition,
+  MUTATING_WEBHOOK_CONFIGURATIONS,
+  VALIDATING_WEBHOOK_CONFIGURATIONS,
+  compileMatchCondition,
+} from "@orch/registry";
 import { type Storage, StorageInformer } from "@orch/storage";
 import type { Logger } from "@orch/log";
 
@@ -17,6 +22,7 @@ export interface Webhook {
   /** Undefined when it selects everything: nothing to look up. */
   namespaceSelector: LabelSelector | undefined;
   objectSelector: LabelSelector | undefined;
+  matchConditions: { name: string; expression: string; compiled: CompiledMatchCondition }[];
 }
 
 const compile = (selector: MutatingWebhook["namespaceSelector"]): LabelSelector | undefined => {
@@ -33,6 +39,11 @@ function webhooksOf(config: ObjectHeader, mutating: boolean): Webhook[] {
     spec: spec as MutatingWebhook,
     namespaceSelector: compile(spec.namespaceSelector),
     objectSelector: compile(spec.objectSelector),
+    matchConditions: (spec.matchConditions ?? []).map((c) => ({
+      name: c.name ?? "",
+      expression: c.expression ?? "",
+      compiled: compileMatchCondition(c.expression ?? ""),
+    })),
   }));
 }
 

@@ -13,6 +13,7 @@ import {
   isQualifiedName,
   validateLabelSelector,
 } from "@orch/machinery";
+import { compileMatchCondition } from "@orch/cel";
 import { isValidPortNum } from "../core/pod-validation-formats.js";
 
 /** The AdmissionReview versions orch speaks; a webhook must accept one of them. */
@@ -179,7 +180,7 @@ function validateAdmissionReviewVersions(versions: readonly string[], at: FieldP
   return errs;
 }
 
-/** validateMatchConditions: unique qualified names and an expression (compiled when called). */
+/** validateMatchConditions: unique qualified names, and expressions that compile to a bool. */
 function validateMatchConditions(conditions: ValidatingWebhook["matchConditions"], at: FieldPath): FieldError[] {
   const list = conditions ?? [];
   const errs: FieldError[] = [];
@@ -194,7 +195,12 @@ function validateMatchConditions(conditions: ValidatingWebhook["matchConditions"
       if (names.has(name)) errs.push(fieldError.duplicate(nameAt, name));
       names.add(name);
     }
-    if (!condition.expression) errs.push(fieldError.required(at.index(i).child("expression")));
+    const expression = condition.expression ?? "";
+    if (expression === "") errs.push(fieldError.required(at.index(i).child("expression")));
+    else {
+      const compiled = compileMatchCondition(expression);
+      if (compiled.error) errs.push(fieldError.invalid(at.index(i).child("expression"), expression, compiled.error));
+    }
   });
   return errs;
 }
