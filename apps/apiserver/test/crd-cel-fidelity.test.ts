@@ -128,11 +128,11 @@ describe("CRDs with Kubernetes' CEL libraries and RE2 patterns", () => {
       [
         "spec.code: Invalid value: \"abc\\n\": spec.code in body should match '^[[:alpha:]]+\\z'",
         "spec.mode: Invalid value: \"block\": spec.mode in body should match '^(?i)(abort|warn)?$'",
-        "spec: Invalid value: the first rule needs matches",
-        "spec: Invalid value: address must be in network",
-        "spec: Invalid value: hostname must be a DNS subdomain",
-        "spec: Invalid value: url must be https",
-        "spec: Invalid value: mode must be abort or warn",
+        'spec: Invalid value: "object": the first rule needs matches',
+        'spec: Invalid value: "object": address must be in network',
+        'spec: Invalid value: "object": hostname must be a DNS subdomain',
+        'spec: Invalid value: "object": url must be https',
+        'spec: Invalid value: "object": mode must be abort or warn',
       ].sort(),
     );
   });
@@ -152,7 +152,7 @@ describe("CRDs with Kubernetes' CEL libraries and RE2 patterns", () => {
     const changed = { ...same.body, spec: { immutable: { tags: ["b", "a"], owner: "y" } } };
     const refused = await t.api.put(`${path}/g`, changed);
     expect(refused.status, refused.text).toBe(422);
-    expect(causes(refused.body)).toContain("spec.immutable: Invalid value: immutable may not change");
+    expect(causes(refused.body)).toContain('spec.immutable: Invalid value: "object": immutable may not change');
   });
 
   it("refuses at create a rule with a constant pattern RE2 refuses, with cel-go's message", async () => {

@@ -219,7 +219,7 @@ describe("defaults are validated against their schema and pruned (ValidateDefaul
         default: "abc",
         "x-kubernetes-validations": [{ rule: "self.startsWith('x')", message: "must start with x" }],
       }),
-    ).toEqual([`${x}.default: Invalid value: "abc": must start with x`]);
+    ).toEqual([`${x}.default: Invalid value: "string": must start with x`]);
   });
 
   it("valid defaults, nested ones included, pass", () => {

@@ -12,7 +12,7 @@ import {
   compileCrdRules,
   escapeFieldName,
 } from "@orch/cel";
-import { type FieldError, FieldPath, fieldError, jsonEqual, omitValue } from "@orch/machinery";
+import { type FieldError, FieldPath, fieldError, jsonEqual } from "@orch/machinery";
 import { validFieldPath } from "./field-path.js";
 import { type SchemaNode, additionalSchema, isPlainObject } from "./structural.js";
 
@@ -275,8 +275,8 @@ class RuleRun {
           return;
         }
       }
-      const shown = s.type === "object" || s.type === "array" ? omitValue : value;
-      this.errors.push(fieldErrorForReason(at, shown, detail, rule.reason));
+      // Kubernetes 1.32 reports the schema's type as the bad value (`Invalid value: "object": …`).
+      this.errors.push(fieldErrorForReason(at, s.type, detail, rule.reason));
     });
   }
 }

@@ -36,7 +36,7 @@ describe("validation rules", () => {
       },
     ]);
     expect(texts(replicas.validate({ spec: { minReplicas: 0, replicas: 20, maxReplicas: 10 } }))).toEqual([
-      "spec: Invalid value: replicas should be smaller than or equal to maxReplicas.",
+      'spec: Invalid value: "object": replicas should be smaller than or equal to maxReplicas.',
     ]);
     expect(replicas.validate({ spec: { minReplicas: 1, replicas: 5, maxReplicas: 10 } })).toEqual([]);
   });
@@ -48,14 +48,16 @@ describe("validation rules", () => {
     ]);
   });
 
-  it("defaults the message to the rule, and shows scalar values", () => {
+  it("defaults the message to the rule, and shows the schema type as the value (Kubernetes 1.32)", () => {
     const s = compile(
       withSpec({
         type: "object",
         properties: { name: { type: "string", "x-kubernetes-validations": [{ rule: "self.startsWith('a')" }] } },
       }),
     );
-    expect(texts(s.validate({ spec: { name: "bob" } }))).toEqual(["spec.name: Invalid value: \"bob\": failed rule: self.startsWith('a')"]);
+    expect(texts(s.validate({ spec: { name: "bob" } }))).toEqual([
+      "spec.name: Invalid value: \"string\": failed rule: self.startsWith('a')",
+    ]);
   });
 
   it("uses messageExpression, reason and fieldPath", () => {
@@ -88,7 +90,7 @@ describe("validation rules", () => {
         ],
       }),
     );
-    expect(texts(s.validate({ spec: {} }))).toEqual(["spec.a: Required value: a is required", "spec: Duplicate value"]);
+    expect(texts(s.validate({ spec: {} }))).toEqual(["spec.a: Required value: a is required", 'spec: Duplicate value: "object"']);
   });
 
   it("sees apiVersion, kind and metadata.name at the root", () => {
@@ -99,7 +101,7 @@ describe("validation rules", () => {
     });
     expect(s.validate({ apiVersion: "x.io/v1", kind: "CronTab", metadata: { name: "prod-a" }, spec: {} })).toEqual([]);
     expect(texts(s.validate({ apiVersion: "x.io/v1", kind: "CronTab", metadata: { name: "dev-a" }, spec: {} }))).toEqual([
-      "Invalid value: bad name",
+      'Invalid value: "object": bad name',
     ]);
   });
 
@@ -152,17 +154,17 @@ describe("validation rules", () => {
     expect(
       texts(s.validate({ spec: { labels: { a: "" }, ports: [443, 80], port: 0, at: "2019-01-01T00:00:00Z", memory: "1Mi" } })),
     ).toEqual([
-      "spec.labels: Invalid value: failed rule: self.all(k, self[k] != '')",
-      "spec.ports: Invalid value: failed rule: self.isSorted() && self.all(p, p < 65536)",
-      "spec.port: Invalid value: 0: failed rule: type(self) == int ? self > 0 : self.endsWith('%')",
-      "spec.at: Invalid value: \"2019-01-01T00:00:00Z\": failed rule: self > timestamp('2020-01-01T00:00:00Z')",
-      "spec.memory: Invalid value: \"1Mi\": failed rule: quantity(self).isGreaterThan(quantity('1Gi'))",
+      `spec.labels: Invalid value: "object": failed rule: self.all(k, self[k] != '')`,
+      `spec.ports: Invalid value: "array": failed rule: self.isSorted() && self.all(p, p < 65536)`,
+      `spec.port: Invalid value: "": failed rule: type(self) == int ? self > 0 : self.endsWith('%')`,
+      "spec.at: Invalid value: \"string\": failed rule: self > timestamp('2020-01-01T00:00:00Z')",
+      "spec.memory: Invalid value: \"string\": failed rule: quantity(self).isGreaterThan(quantity('1Gi'))",
     ]);
   });
 
   it("uses the naming profile's extension name", () => {
     const raw = withSpec({ type: "object", "x-orch-validations": [{ rule: "false", message: "never" }] });
-    expect(texts(compile(raw, "x-orch").validate({ spec: {} }))).toEqual(["spec: Invalid value: never"]);
+    expect(texts(compile(raw, "x-orch").validate({ spec: {} }))).toEqual(['spec: Invalid value: "object": never']);
   });
 });
 
@@ -179,7 +181,7 @@ describe("transition rules", () => {
     expect(immutable.validate({ spec: { value: "a" } })).toEqual([]);
     expect(immutable.validate({ spec: { value: "a" } }, { spec: { value: "a" } })).toEqual([]);
     expect(texts(immutable.validate({ spec: { value: "b" } }, { spec: { value: "a" } }))).toEqual([
-      'spec.value: Invalid value: "b": Value is immutable',
+      'spec.value: Invalid value: "string": Value is immutable',
     ]);
   });
 
@@ -222,7 +224,7 @@ describe("transition rules", () => {
         atomic: [{ name: "a", size: 1 }],
       },
     };
-    expect(texts(s.validate(next, old))).toEqual(["spec.keyed[0].size: Invalid value: 4: may not shrink"]);
+    expect(texts(s.validate(next, old))).toEqual(['spec.keyed[0].size: Invalid value: "integer": may not shrink']);
   });
 
   it("with optionalOldSelf also run on create, with oldSelf empty", () => {
@@ -239,7 +241,7 @@ describe("transition rules", () => {
         },
       }),
     );
-    expect(texts(s.validate({ spec: { count: 3 } }))).toEqual(["spec.count: Invalid value: 3: starts at 0 and grows"]);
+    expect(texts(s.validate({ spec: { count: 3 } }))).toEqual(['spec.count: Invalid value: "integer": starts at 0 and grows']);
     expect(s.validate({ spec: { count: 0 } })).toEqual([]);
     expect(s.validate({ spec: { count: 4 } }, { spec: { count: 3 } })).toEqual([]);
     expect(s.validate({ spec: { count: 2 } }, { spec: { count: 3 } })).toHaveLength(1);

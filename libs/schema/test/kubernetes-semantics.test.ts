@@ -27,7 +27,7 @@ describe("has() on any field selection (cel-go)", () => {
   it("compiles and tests the field of an indexed list element", () => {
     expect(errorsOf(spec, ["has(self.rules[0].matches)"], { rules: [{ matches: "a" }] })).toEqual([]);
     expect(errorsOf(spec, ["has(self.rules[0].matches)"], { rules: [{}] })).toEqual([
-      "spec: Invalid value: failed rule: has(self.rules[0].matches)",
+      'spec: Invalid value: "object": failed rule: has(self.rules[0].matches)',
     ]);
     expect(errorsOf(spec, ["self.rules.all(r, has(r.matches) || size(self.rules) > 1)"], { rules: [{ matches: "x" }] })).toEqual([]);
   });
@@ -51,7 +51,7 @@ describe("equality of objects and lists as Kubernetes defines it", () => {
   it("self == oldSelf on an object compiles and compares field by field", () => {
     expect(errorsOf(spec, ["self == oldSelf"], { ordered: ["a"] }, { ordered: ["a"] })).toEqual([]);
     expect(errorsOf(spec, ["self == oldSelf"], { ordered: ["a"] }, { ordered: ["b"] })).toEqual([
-      "spec: Invalid value: failed rule: self == oldSelf",
+      'spec: Invalid value: "object": failed rule: self == oldSelf',
     ]);
   });
   it("set lists compare regardless of order; atomic lists in order", () => {
