@@ -165,7 +165,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
 
   // Admission webhooks: the configurations in force, followed from commits; called by every store.
   const webhookConfigurations = await WebhookConfigurations.start(storage, config.profile, log.child("admission"));
-  const admission = new WebhookAdmission(webhookConfigurations, config.profile, cluster, log.child("admission"));
+  const admission = new WebhookAdmission(webhookConfigurations, config.profile, cluster, registry, log.child("admission"));
   const stores = new Map<string, ResourceStore>();
   const storeFor = (kind: KindDefinition) => {
     // Not the storage resource: two kinds may share one (core and events.<domain> Events).

@@ -427,6 +427,67 @@ describe("calling webhooks on writes", () => {
     }
   });
 
+  it("matchPolicy Equivalent sends a write in another version as the version a rule names; Exact does not", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    const group = `widgets-${process.pid}.example.com`;
+    const crds = "/apis/apiextensions.orch.io/v1/customresourcedefinitions";
+    const schema = {
+      openAPIV3Schema: { type: "object", properties: { spec: { type: "object", "x-orch-preserve-unknown-fields": true } } },
+    };
+    const created = await t.api.post(crds, {
+      apiVersion: "apiextensions.orch.io/v1",
+      kind: "CustomResourceDefinition",
+      metadata: { name: `widgets.${group}` },
+      spec: {
+        group,
+        scope: "Namespaced",
+        names: { plural: "widgets", singular: "widget", kind: "Widget" },
+        versions: [
+          { name: "v1", served: true, storage: true, schema },
+          { name: "v2", served: true, storage: false, schema },
+        ],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    // What the crd-controller would do: names accepted, established.
+    const crd = created.body;
+    const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    crd.status = {
+      acceptedNames: crd.spec.names,
+      conditions: [
+        { type: "NamesAccepted", status: "True", reason: "NoConflicts", message: "", lastTransitionTime: now },
+        { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "", lastTransitionTime: now },
+      ],
+    };
+    expect((await t.api.put(`${crds}/widgets.${group}/status`, crd)).status).toBe(200);
+    const v2 = `/apis/${group}/v2/namespaces/${ns}/widgets`;
+    for (let i = 0; i < 150 && (await t.api.get(v2)).status !== 200; i++) await sleep(20);
+    hooks.handlers.set(`/equivalent-${ns}`, () => ({ allowed: true, ...patchOf([{ op: "add", path: "/spec/seen", value: "v1" }]) }));
+    hooks.handlers.set(`/exact-${ns}`, () => ({ allowed: false, status: { message: "exact" } }));
+    const v1Rule = { rules: [{ operations: ["CREATE"], apiGroups: [group], apiVersions: ["v1"], resources: ["widgets"] }] };
+    const remove = await configure(MWC, "MutatingWebhookConfiguration", `eq-${ns}`, [
+      webhook("equivalent.example.com", hooks.url(`/equivalent-${ns}`), ns, v1Rule),
+      webhook("exact.example.com", hooks.url(`/exact-${ns}`), ns, { ...v1Rule, matchPolicy: "Exact" }),
+    ]);
+    try {
+      const r = await t.api.post(v2, { apiVersion: `${group}/v2`, kind: "Widget", metadata: { name: "w" }, spec: {} });
+      expect(r.status, r.text).toBe(201);
+      // The patch made to the v1 view lands in the v2 object written.
+      expect(r.body).toMatchObject({ apiVersion: `${group}/v2`, spec: { seen: "v1" } });
+      expect(hooks.reviews(`/equivalent-${ns}`)[0]!.request).toMatchObject({
+        kind: { group, version: "v1", kind: "Widget" },
+        resource: { group, version: "v1", resource: "widgets" },
+        requestKind: { group, version: "v2", kind: "Widget" },
+        requestResource: { group, version: "v2", resource: "widgets" },
+        object: { apiVersion: `${group}/v1` },
+      });
+      expect(hooks.reviews(`/exact-${ns}`)).toHaveLength(0);
+    } finally {
+      await remove();
+      await t.api.delete(`${crds}/widgets.${group}`);
+    }
+  });
+
   it("warnings arrive as Warning headers, from mutating and validating webhooks", async () => {
     const ns = await freshNamespace(t.api, "adm");
     hooks.handlers.set(`/warn-m-${ns}`, () => ({ allowed: true, warnings: ["from the mutating webhook"] }));

@@ -6,7 +6,15 @@ import { randomUUID } from "node:crypto";
 import type { NamingProfile, ObjectHeader, RuleWithOperations } from "@orch/api";
 import type { Logger } from "@orch/log";
 import { type Status, StatusError, applyJsonPatch, errors, failure, jsonEqual, labelSelectorMatches } from "@orch/machinery";
-import type { AdmissionAttributes, AdmissionHook, ClusterReader, KindDefinition } from "@orch/registry";
+import {
+  type AdmissionAttributes,
+  type AdmissionHook,
+  type ClusterReader,
+  type KindDefinition,
+  type KindRegistry,
+  apiVersionOf,
+  storageResource,
+} from "@orch/registry";
 import { type AdmissionResponse, type ServiceReference, WebhookCallError, callWebhook, reviewVersion } from "./webhook-call.js";
 import type { Webhook, WebhookConfigurations } from "./webhook-configurations.js";
 
@@ -61,6 +69,25 @@ async function resolveService(cluster: ClusterReader, ref: ServiceReference): Pr
   return `${noRoute} has no ready endpoint for port ${port}`;
 }
 
+/**
+ * A webhook's view of a request: the attributes it matched (under matchPolicy Equivalent, possibly
+ * another version or group of the same resource, the objects converted to it) and the request's own.
+ */
+interface Invocation {
+  hook: Webhook;
+  seen: AdmissionAttributes;
+  requested: AdmissionAttributes;
+}
+
+/** An object of one kind as another kind sharing its storage serves it. */
+function convert(obj: ObjectHeader, from: KindDefinition, to: KindDefinition): ObjectHeader {
+  const copy = structuredClone(obj);
+  const stored = from.storedAs ? from.storedAs.toStorage(copy) : copy;
+  const served = to.storedAs ? to.storedAs.fromStorage(stored) : stored;
+  served.apiVersion = apiVersionOf(to);
+  return served;
+}
+
 export class WebhookAdmission implements AdmissionHook {
   private readonly exemptGroup: string;
 
@@ -68,6 +95,7 @@ export class WebhookAdmission implements AdmissionHook {
     private readonly configurations: WebhookConfigurations,
     profile: NamingProfile,
     private readonly cluster: ClusterReader,
+    private readonly registry: KindRegistry,
     private readonly log: Logger,
   ) {
     this.exemptGroup = profile.group("admissionregistration");
@@ -94,24 +122,62 @@ export class WebhookAdmission implements AdmissionHook {
     return labelSelectorMatches(hook.namespaceSelector, labelsOf(namespace));
   }
 
-  /** ShouldCallHook: rules, then selectors (rules first: they cost nothing). */
-  private async shouldCall(hook: Webhook, a: AdmissionAttributes): Promise<boolean> {
-    if (!(hook.spec.rules ?? []).some((rule) => ruleMatches(rule, a))) return false;
+  /**
+   * The request as `kind` serves it: another version (or group) of the same stored resource. A Scale
+   * stays a Scale; only the resource it is a subresource of changes.
+   */
+  private asKind(a: AdmissionAttributes, kind: KindDefinition): AdmissionAttributes {
+    const scale = a.subresource === "scale";
+    const view = (o: ObjectHeader | undefined) => (o && !scale ? convert(o, a.definition, kind) : o);
+    return {
+      ...a,
+      definition: kind,
+      kind: scale ? a.kind : { group: kind.group, version: kind.version, kind: kind.kind },
+      object: view(a.object),
+      oldObject: view(a.oldObject),
+    };
+  }
+
+  /**
+   * The rules: the request itself, or under matchPolicy Equivalent the first other version or group of
+   * the same resource (the same storage) that a rule names, as Kubernetes' equivalent-resource mapper.
+   */
+  private matchRules(hook: Webhook, a: AdmissionAttributes): AdmissionAttributes | undefined {
+    const rules = hook.spec.rules ?? [];
+    if (rules.some((rule) => ruleMatches(rule, a))) return a;
+    if (hook.spec.matchPolicy === "Exact") return undefined;
+    const resource = storageResource(a.definition);
+    for (const other of this.registry.all()) {
+      if (other === a.definition || storageResource(other) !== resource || other.unlisted) continue;
+      if (a.subresource && a.subresource !== "scale" && !other.subresources[a.subresource]) continue;
+      if (a.subresource === "scale" && !other.scale) continue;
+      const seen = this.asKind(a, other);
+      if (rules.some((rule) => ruleMatches(rule, seen))) return seen;
+    }
+    return undefined;
+  }
+
+  /** ShouldCallHook: rules, then selectors and conditions (rules first: they cost nothing). */
+  private async shouldCall(hook: Webhook, a: AdmissionAttributes): Promise<Invocation | undefined> {
+    const seen = this.matchRules(hook, a);
+    if (!seen) return undefined;
     if (hook.objectSelector) {
       const selector = hook.objectSelector;
-      const matches = [a.object, a.oldObject].some((o) => o !== undefined && labelSelectorMatches(selector, labelsOf(o)));
-      if (!matches) return false;
+      const matches = [seen.object, seen.oldObject].some((o) => o !== undefined && labelSelectorMatches(selector, labelsOf(o)));
+      if (!matches) return undefined;
     }
-    if (!(await this.namespaceMatches(hook, a))) return false;
-    return hook.matchConditions.length === 0 || this.conditionsMatch(hook, a);
+    if (!(await this.namespaceMatches(hook, seen))) return undefined;
+    const invocation = { hook, seen, requested: a };
+    return hook.matchConditions.length === 0 || this.conditionsMatch(invocation) ? invocation : undefined;
   }
 
   /**
    * matchConditions (matchconditions.Matcher): any false skips the webhook; otherwise an evaluation error
    * fails the request under failurePolicy Fail and skips the webhook under Ignore.
    */
-  private conditionsMatch(hook: Webhook, a: AdmissionAttributes): boolean {
-    const input = { object: a.object ?? null, oldObject: a.oldObject ?? null, request: this.review("v1", "", a, a.object).request };
+  private conditionsMatch(invocation: Invocation): boolean {
+    const { hook, seen } = invocation;
+    const input = { object: seen.object ?? null, oldObject: seen.oldObject ?? null, request: this.review("v1", "", invocation).request };
     const failures: string[] = [];
     for (const condition of hook.matchConditions) {
       const result = condition.compiled.evaluate(input);
@@ -124,16 +190,18 @@ export class WebhookAdmission implements AdmissionHook {
     throw errors.internal(new WebhookCallError(hook.name, why).message);
   }
 
-  private async matching(hooks: readonly Webhook[], a: AdmissionAttributes): Promise<Webhook[]> {
-    const selected: Webhook[] = [];
-    for (const hook of hooks) if (await this.shouldCall(hook, a)) selected.push(hook);
+  private async matching(hooks: readonly Webhook[], a: AdmissionAttributes): Promise<Invocation[]> {
+    const selected: Invocation[] = [];
+    for (const hook of hooks) {
+      const invocation = await this.shouldCall(hook, a);
+      if (invocation) selected.push(invocation);
+    }
     return selected;
   }
 
   /** The AdmissionReview a webhook gets. */
-  private review(version: string, uid: string, a: AdmissionAttributes, object: ObjectHeader | undefined) {
-    const d = a.definition;
-    const resource = { group: d.group, version: d.version, resource: d.plural };
+  private review(version: string, uid: string, { seen: a, requested }: Invocation) {
+    const resourceOf = (d: KindDefinition) => ({ group: d.group, version: d.version, resource: d.plural });
     const user = a.ctx.user;
     return {
       apiVersion: `admission.k8s.io/${version}`,
@@ -141,10 +209,10 @@ export class WebhookAdmission implements AdmissionHook {
       request: {
         uid,
         kind: a.kind,
-        resource,
+        resource: resourceOf(a.definition),
         ...(a.subresource ? { subResource: a.subresource } : {}),
-        requestKind: a.kind,
-        requestResource: resource,
+        requestKind: requested.kind,
+        requestResource: resourceOf(requested.definition),
         ...(a.subresource ? { requestSubResource: a.subresource } : {}),
         ...(a.name ? { name: a.name } : {}),
         // A Namespace's request names itself as its namespace, as Kubernetes' request info does.
@@ -156,7 +224,7 @@ export class WebhookAdmission implements AdmissionHook {
           ...(user.groups.length ? { groups: user.groups } : {}),
           ...(user.extra && Object.keys(user.extra).length ? { extra: user.extra } : {}),
         },
-        object: object ?? null,
+        object: a.object ?? null,
         oldObject: a.oldObject ?? null,
         dryRun: a.dryRun,
         options: a.options,
@@ -165,7 +233,8 @@ export class WebhookAdmission implements AdmissionHook {
   }
 
   /** One call: the answer, or undefined when it failed and the webhook's failurePolicy is Ignore. */
-  private async call(hook: Webhook, a: AdmissionAttributes, object: ObjectHeader | undefined): Promise<AdmissionResponse | undefined> {
+  private async call(invocation: Invocation): Promise<AdmissionResponse | undefined> {
+    const { hook, seen: a } = invocation;
     // Side effects a dry run must not cause (sideEffects Unknown/Some, only in configurations older than v1).
     if (a.dryRun && hook.spec.sideEffects !== "None" && hook.spec.sideEffects !== "NoneOnDryRun") {
       throw errors.badRequest(`admission webhook ${JSON.stringify(hook.name)} does not support dry run`);
@@ -173,7 +242,7 @@ export class WebhookAdmission implements AdmissionHook {
     const version = reviewVersion(hook.spec) ?? "v1";
     const uid = randomUUID();
     try {
-      const review = this.review(version, uid, a, object);
+      const review = this.review(version, uid, invocation);
       const response = await callWebhook(hook.spec, version, uid, review, hook.mutating, a.ctx.signal, (ref) =>
         resolveService(this.cluster, ref),
       );
@@ -196,23 +265,25 @@ export class WebhookAdmission implements AdmissionHook {
     let lastChangedBy = -1;
     const runHook = async (hook: Webhook, index: number) => {
       // Each webhook is matched against the object as the ones before it left it, as Kubernetes does.
-      if (!(await this.shouldCall(hook, { ...a, object }))) return;
+      const invocation = await this.shouldCall(hook, { ...a, object });
+      if (!invocation) return;
       invoked.add(index);
-      const response = await this.call(hook, a, object);
+      const response = await this.call(invocation);
       if (!response) return;
+      const seen = invocation.seen;
       if (!response.allowed) throw denied(hook.name, response.result);
       if (response.patch === undefined) return;
-      if (!object) {
+      if (!seen.object || !object) {
         throw errors.internal(
           `admission webhook ${JSON.stringify(hook.name)} attempted to modify the object, which is not supported for this operation`,
         );
       }
       let patched: ObjectHeader;
       try {
-        patched = applyJsonPatch(
-          structuredClone(object),
-          JSON.parse(Buffer.from(response.patch, "base64").toString("utf8")),
-        ) as ObjectHeader;
+        const patch = JSON.parse(Buffer.from(response.patch, "base64").toString("utf8"));
+        patched = applyJsonPatch(structuredClone(seen.object), patch) as ObjectHeader;
+        // Back to the version the request is written in.
+        if (seen.definition !== a.definition) patched = convert(patched, seen.definition, a.definition);
       } catch (e) {
         throw errors.internal(e instanceof StatusError ? (e.status.message ?? "") : (e as Error).message);
       }
@@ -238,10 +309,10 @@ export class WebhookAdmission implements AdmissionHook {
     // All at once; the first refusal or failure to arrive is the answer, as Kubernetes' errCh.
     let first: unknown;
     await Promise.all(
-      hooks.map(async (hook) => {
+      hooks.map(async (invocation) => {
         try {
-          const response = await this.call(hook, a, a.object);
-          if (response && !response.allowed) throw denied(hook.name, response.result);
+          const response = await this.call(invocation);
+          if (response && !response.allowed) throw denied(invocation.hook.name, response.result);
         } catch (e) {
           first ??= e;
         }
