@@ -1,6 +1,6 @@
 // Assembles the apiserver: data directory, PKI, storage, kinds, HTTPS, event relay, compaction.
 import { createAdaptorServer } from "@hono/node-server";
-import type { ObjectHeader } from "@orch/api";
+import type { NamingProfile, ObjectHeader } from "@orch/api";
 import { EventRelay } from "@orch/event-relay";
 import {
   KindRegistry,
@@ -36,6 +36,7 @@ import {
 import { CONTROLLER_APPS, controllerUser, ensureBootstrapPolicy } from "./authz/bootstrap-policy.js";
 import { natsConnectOptions } from "@orch/bus-access";
 import { BusAuthorizationWriter } from "./controllers/bus-authorization.js";
+import { DefaultServiceAccounts } from "./controllers/default-service-accounts.js";
 import { ClusterRoleAggregator } from "./controllers/cluster-role-aggregation.js";
 import { RbacAuthorizer } from "./authz/rbac-authorizer.js";
 import { createApp } from "./http/app.js";
@@ -66,24 +67,30 @@ export interface RunningApiserver {
   close(): Promise<void>;
 }
 
-/** The namespaces every cluster has, created on first start. */
-async function ensureDefaultNamespace(storage: Storage): Promise<void> {
-  const ns: ObjectHeader = {
-    apiVersion: "v1",
-    kind: "Namespace",
-    metadata: {
-      name: "default",
-      uid: randomUUID(),
-      creationTimestamp: `${new Date().toISOString().slice(0, 19)}Z`,
-      labels: { "kubernetes.io/metadata.name": "default" },
-    },
-    spec: { finalizers: ["kubernetes"] },
-    status: { phase: "Active" },
-  };
-  try {
-    await storage.create({ resource: "core/namespaces", namespace: "", name: "default" }, ns);
-  } catch (e) {
-    if (!(e instanceof KeyExistsError)) throw e;
+/**
+ * The namespaces every cluster has, created on first start: `default` and the system namespaces
+ * (`kube-system`, `kube-public`, `kube-node-lease` under the kubernetes profile; `orch-…` under orch's).
+ */
+async function ensureSystemNamespaces(storage: Storage, profile: NamingProfile): Promise<void> {
+  const prefix = profile.name === "kubernetes" ? "kube" : "orch";
+  for (const name of ["default", `${prefix}-system`, `${prefix}-public`, `${prefix}-node-lease`]) {
+    const ns: ObjectHeader = {
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: {
+        name,
+        uid: randomUUID(),
+        creationTimestamp: `${new Date().toISOString().slice(0, 19)}Z`,
+        labels: { "kubernetes.io/metadata.name": name },
+      },
+      spec: { finalizers: ["kubernetes"] },
+      status: { phase: "Active" },
+    };
+    try {
+      await storage.create({ resource: "core/namespaces", namespace: "", name }, ns);
+    } catch (e) {
+      if (!(e instanceof KeyExistsError)) throw e;
+    }
   }
 }
 
@@ -158,7 +165,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   const registry = new KindRegistry();
   const kindServices = { tokens: authentication.tokenService, serviceAllocators: serviceAllocations.allocators };
   for (const kind of builtinKinds(config.profile, kindServices)) registry.add(kind);
-  await ensureDefaultNamespace(storage);
+  await ensureSystemNamespaces(storage, config.profile);
   await ensureBuiltinObjects({ storage, hub }, config.profile);
   // Custom kinds are registered before the components that index every kind's objects start.
   const customResources = await CustomResourceServing.start(storage, registry, config.profile, log.child("custom-resources"));
@@ -237,6 +244,13 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     systemContext,
     log.child("event-ttl"),
   );
+  const defaultServiceAccounts = new DefaultServiceAccounts(
+    storage,
+    storeFor(registry.lookup("", "v1", "namespaces")!),
+    storeFor(registry.lookup("", "v1", "serviceaccounts")!),
+    systemContext,
+    log.child("default-service-accounts"),
+  );
   const endpointsController = new EndpointsController(storage, serviceStores, config.profile, systemContext, log.child("endpoints"));
   // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
   const relay = config.bus
@@ -293,6 +307,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
         garbageCollector.stop(),
         webhookConfigurations.stop(),
         eventTtl.stop(),
+        defaultServiceAccounts.stop(),
         endpointsController.stop(),
         aggregator.stop(),
         busAuthorization?.stop(),

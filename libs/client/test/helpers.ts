@@ -85,11 +85,20 @@ export function deployment(name: string, replicas = 1): Deployment {
 
 let counter = 0;
 /** A fresh namespace per test, so tests in a file never see each other's objects. */
+/** A new namespace, once it is settled: the apiserver has given it its `default` ServiceAccount. */
 export async function freshNamespace(client: ApiClient, prefix = "t"): Promise<string> {
   const name = `${prefix}-${process.pid}-${++counter}`;
   await client.create(namespaces, { apiVersion: "v1", kind: "Namespace", metadata: { name } });
+  await waitFor(`the default ServiceAccount of ${name}`, () =>
+    client.get(serviceAccountsRef, "default", { namespace: name }).then(
+      () => true,
+      () => false,
+    ),
+  );
   return name;
 }
+
+const serviceAccountsRef = { group: "", version: "v1", plural: "serviceaccounts", namespaced: true };
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

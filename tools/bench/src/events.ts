@@ -4,7 +4,7 @@ import { connect } from "nats";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import type { Pool } from "undici";
-import { percentile } from "./load.js";
+import { createNamespace, percentile } from "./load.js";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -19,16 +19,6 @@ async function create(p: Pool, namespace: string, name: string): Promise<number>
   });
   await res.body.dump();
   return res.statusCode;
-}
-
-async function createNamespace(p: Pool, name: string): Promise<void> {
-  const res = await p.request({
-    path: "/api/v1/namespaces",
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } }),
-  });
-  await res.body.dump();
 }
 
 export interface NatsLatency {

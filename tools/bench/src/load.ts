@@ -55,3 +55,23 @@ export async function runLoad(
   latencies.sort((a, b) => a - b);
   return { requests: total, seconds, perSecond: total / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), errors };
 }
+
+/**
+ * Creates a namespace and waits until it is settled: the apiserver gives every namespace its `default`
+ * ServiceAccount, a write that would otherwise land among what is being measured.
+ */
+export async function createNamespace(p: Pool, name: string): Promise<void> {
+  const res = await p.request({
+    path: "/api/v1/namespaces",
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ apiVersion: "v1", kind: "Namespace", metadata: { name } }),
+  });
+  await res.body.dump();
+  for (;;) {
+    const sa = await p.request({ path: `/api/v1/namespaces/${name}/serviceaccounts/default`, method: "GET" });
+    await sa.body.dump();
+    if (sa.statusCode === 200) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
