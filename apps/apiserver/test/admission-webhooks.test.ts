@@ -572,7 +572,10 @@ describe("calling webhooks on writes", () => {
     expect(r.status).toBe(201);
     const ns = await freshNamespace(t.api, "adm");
     expect((await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("x", { "deny-all": "yes" }))).status).toBe(400);
-    expect((await t.api.patch(`${VWC}/deny-all`, { metadata: { annotations: { a: "b" } } })).status).toBe(200);
+    // A changed configuration applies from the next request: this one no longer selects the object.
+    const changed = { ...everything, objectSelector: { matchLabels: { "deny-all": "no" } } };
+    expect((await t.api.patch(`${VWC}/deny-all`, { webhooks: [changed] })).status).toBe(200);
+    expect((await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("y", { "deny-all": "yes" }))).status).toBe(201);
     expect((await t.api.delete(`${VWC}/deny-all`)).status).toBe(200);
     expect(hooks.reviews("/deny-all").every((review) => review.request.resource.resource === "configmaps")).toBe(true);
   });
