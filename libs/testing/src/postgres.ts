@@ -41,10 +41,22 @@ export async function postgresAvailable(): Promise<boolean> {
   }
 }
 
+export interface PostgresDatabaseOptions {
+  /**
+   * Whether a commit waits for its WAL to reach the disk (`synchronous_commit`). Off by default: tests
+   * check what commits do, not that the disk keeps them, and a flush per commit (~3 ms here) would make
+   * a suite of sequential writes several times slower. On for a test of durability or a benchmark.
+   */
+  durable?: boolean;
+}
+
 /** A new, empty database with a unique name. */
-export async function createPostgresDatabase(): Promise<PostgresDatabase> {
+export async function createPostgresDatabase(options: PostgresDatabaseOptions = {}): Promise<PostgresDatabase> {
   const name = `orch_test_${process.pid}_${randomBytes(6).toString("hex")}`;
-  await withAdmin((client) => client.query(`CREATE DATABASE ${name}`));
+  await withAdmin(async (client) => {
+    await client.query(`CREATE DATABASE ${name}`);
+    if (!options.durable) await client.query(`ALTER DATABASE ${name} SET synchronous_commit = off`);
+  });
   const url = new URL(postgresAdminUrl);
   url.pathname = `/${name}`;
   return {

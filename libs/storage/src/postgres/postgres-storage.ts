@@ -49,6 +49,15 @@ export interface PostgresOptions {
 /** Rows read per query while scanning a list; a filter may need several batches to fill a page. */
 const SCAN_BATCH = 1000;
 
+/**
+ * How long a connection may take to open: an unreachable server fails start-up, or the write waiting
+ * for a connection, within this time instead of after the system's TCP timeout (minutes).
+ */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** How connections name themselves in `pg_stat_activity`, for an operator looking at the server. */
+const APPLICATION_NAME = "orch-apiserver";
+
 /** The key of the advisory lock that lets one process at a time migrate a shared database. */
 const MIGRATION_LOCK = 0x6f726368; // "orch"
 
@@ -147,7 +156,8 @@ export class PostgresStorage implements ServingStorage {
 
   /** Connects, brings the schema up to date (one process at a time) and sets up the counters. */
   static async open(options: PostgresOptions): Promise<PostgresStorage> {
-    const setup = new pg.Client({ connectionString: options.url });
+    const connection = { connectionString: options.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: APPLICATION_NAME };
+    const setup = new pg.Client(connection);
     await setup.connect();
     try {
       await setup.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
@@ -160,7 +170,7 @@ export class PostgresStorage implements ServingStorage {
     } finally {
       await setup.end();
     }
-    const pool = new pg.Pool({ connectionString: options.url, max: options.maxConnections ?? 8 });
+    const pool = new pg.Pool({ ...connection, max: options.maxConnections ?? 8 });
     const storage = new PostgresStorage(pool, drizzle(pool), options);
     // An idle connection the server closes (restart, admin) must not crash the process: the pool replaces it.
     pool.on("error", (e) => storage.log.warn("idle PostgreSQL connection failed", { error: e.message }));
