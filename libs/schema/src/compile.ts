@@ -21,6 +21,12 @@ const blockingErrorTypes: ReadonlySet<FieldErrorType> = new Set([
   "FieldValueTypeInvalid",
 ]);
 
+/**
+ * Kubernetes validates a custom resource from a nil field path, so an error about the object itself
+ * is reported at `<nil>` (field.Path's String() of nil): `<nil>: Invalid value: "null": some validation…`.
+ */
+const nilPath = "<nil>";
+
 class CompiledSchema implements StructuralSchema {
   private shapeCache: Shape | undefined;
 
@@ -41,6 +47,10 @@ class CompiledSchema implements StructuralSchema {
   }
 
   validate(value: unknown, old?: unknown): FieldError[] {
+    return this.validateFromRoot(value, old).map((e) => (e.field === "" ? { ...e, field: nilPath } : e));
+  }
+
+  private validateFromRoot(value: unknown, old?: unknown): FieldError[] {
     const errs = [
       ...validateOpenAPI(this.root, value),
       ...validateEmbeddedResources(this.root, value),

@@ -44,7 +44,7 @@ describe("validation rules", () => {
   it("skips the rules when schema validation already failed on types or required fields", () => {
     expect(texts(replicas.validate({ spec: { minReplicas: 0, replicas: "x", maxReplicas: 10 } }))).toEqual([
       'spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"',
-      'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
+      '<nil>: Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
     ]);
   });
 
@@ -101,7 +101,7 @@ describe("validation rules", () => {
     });
     expect(s.validate({ apiVersion: "x.io/v1", kind: "CronTab", metadata: { name: "prod-a" }, spec: {} })).toEqual([]);
     expect(texts(s.validate({ apiVersion: "x.io/v1", kind: "CronTab", metadata: { name: "dev-a" }, spec: {} }))).toEqual([
-      'Invalid value: "object": bad name',
+      '<nil>: Invalid value: "object": bad name',
     ]);
   });
 

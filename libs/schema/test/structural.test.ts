@@ -195,7 +195,7 @@ describe("validation", () => {
     );
     expect(texts(s.validate({ spec: { i: 1.5, n: 2, s: 3, b: "true", o: [], a: [1] } }))).toEqual([
       'spec.i: Invalid value: "number": spec.i in body must be of type integer: "number"',
-      'Invalid value: "": Checked value must be of type integer (default format) in spec.i',
+      '<nil>: Invalid value: "": Checked value must be of type integer (default format) in spec.i',
       'spec.s: Invalid value: "integer": spec.s in body must be of type string: "integer"',
       'spec.b: Invalid value: "string": spec.b in body must be of type boolean: "string"',
       'spec.o: Invalid value: "array": spec.o in body must be of type object: "array"',
@@ -338,12 +338,12 @@ describe("validation", () => {
     );
     expect(s.validate({ spec: { any: "ab", one: 11, all: "ab", none: "y" } })).toEqual([]);
     expect(texts(s.validate({ spec: { any: "c", one: 7, all: "abcd", none: "x" } }))).toEqual([
-      'Invalid value: "": "spec.any" must validate at least one schema (anyOf)',
+      '<nil>: Invalid value: "": "spec.any" must validate at least one schema (anyOf)',
       "spec.any: Invalid value: \"c\": spec.any in body should match '^a'",
-      'Invalid value: "": "spec.one" must validate one and only one schema (oneOf). Found 2 valid alternatives',
+      '<nil>: Invalid value: "": "spec.one" must validate one and only one schema (oneOf). Found 2 valid alternatives',
       "spec.all: Too long: may not be more than 3 bytes",
-      'Invalid value: "": "spec.all" must validate all the schemas (allOf)',
-      'Invalid value: "": "spec.none" must not validate the schema (not)',
+      '<nil>: Invalid value: "": "spec.all" must validate all the schemas (allOf)',
+      '<nil>: Invalid value: "": "spec.none" must not validate the schema (not)',
     ]);
   });
 
