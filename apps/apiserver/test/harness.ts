@@ -245,6 +245,8 @@ export interface TestServerOptions {
   eventTtlMs?: number;
   /** Where Services' cluster IPs come from (default 10.96.0.0/12). */
   serviceClusterIPRange?: string;
+  /** The naming profile (default `orch`); `kubernetes` serves apiextensions.k8s.io and `x-kubernetes-*`. */
+  profile?: "orch" | "kubernetes";
 }
 
 /**
@@ -258,7 +260,7 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
     port: 0,
     bind: "127.0.0.1",
     bus: undefined,
-    profile: namingProfile("orch"),
+    profile: namingProfile(options.profile ?? "orch"),
     history: { maxRevisions: 100_000, maxAgeMs: 3_600_000, compactEveryMs: 60_000, ...options.history },
     ...(options.tokens ? { tokenFile: join(dataDir, "tokens.csv") } : {}),
     ...(options.serviceAccounts ? { serviceAccounts: options.serviceAccounts } : {}),
