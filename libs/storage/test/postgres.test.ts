@@ -1,5 +1,5 @@
 import { createPostgresDatabase, postgresAvailable } from "@orch/testing";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { PostgresStorage } from "../src/postgres/index.js";
 import { RevisionConflictError, type ValueTransformer } from "../src/storage.js";
 import { describeStorageContract } from "./storage-contract.js";
@@ -7,6 +7,9 @@ import { describeStorageContract } from "./storage-contract.js";
 // The machine's PostgreSQL (127.0.0.1:5432); every test gets a database of its own, dropped after it.
 // Unreachable: the suite fails in CI and is skipped, with a warning, elsewhere.
 const available = await postgresAvailable();
+// Each read and write is a round trip to another process: the contract's longest histories take
+// seconds here, and longer on a machine busy with the rest of the suite.
+vi.setConfig({ testTimeout: 120_000 });
 
 if (available) {
   describeStorageContract("postgres", async () => {

@@ -406,6 +406,15 @@ export class PostgresStorage implements ServingStorage {
     return this.db.transaction(read, { isolationLevel: "repeatable read", accessMode: "read only" });
   }
 
+  /** The revision and compaction counters, in one round trip. */
+  private async revisionsIn(tx: Executor): Promise<{ current: number; compacted: number }> {
+    const result = await tx.execute<{ name: string; value: string }>(
+      sql`SELECT name, value FROM counters WHERE name IN ('revision', 'compacted')`,
+    );
+    const value = (name: string) => Number(result.rows.find((r) => r.name === name)?.value ?? 0);
+    return { current: value("revision"), compacted: value("compacted") };
+  }
+
   private async counterIn(tx: Executor, name: string): Promise<number> {
     const result = await tx.execute<{ value: string }>(sql`SELECT value FROM counters WHERE name = ${name}`);
     return Number(result.rows[0]?.value ?? 0);
@@ -439,13 +448,10 @@ export class PostgresStorage implements ServingStorage {
 
   async list(query: ListQuery): Promise<ListResult> {
     return this.snapshot(async (tx): Promise<ListResult> => {
-      const current = await this.counterIn(tx, "revision");
+      const { current, compacted } = await this.revisionsIn(tx);
       // A list is never consistent at a revision that does not exist yet: a watch from it would skip writes.
       const revision = Math.min(query.revision ?? current, current);
-      if (query.revision !== undefined) {
-        const compacted = await this.counterIn(tx, "compacted");
-        if (revision < compacted) throw new CompactedError(revision, compacted);
-      }
+      if (query.revision !== undefined && revision < compacted) throw new CompactedError(revision, compacted);
       const historical = revision < current;
       const transformer = this.transformerFor(query.resource);
       const limit = query.limit && query.limit > 0 ? query.limit : Number.POSITIVE_INFINITY;
