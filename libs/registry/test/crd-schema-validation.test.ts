@@ -222,6 +222,37 @@ describe("defaults are validated against their schema and pruned (ValidateDefaul
     ).toEqual([`${x}.default: Invalid value: "string": must start with x`]);
   });
 
+  it("valid default with x-kubernetes-validations / invalid default with x-kubernetes-validations", () => {
+    const root = (name: string, value: string, object: { field1: number; field2: number }): Schema => ({
+      type: "object",
+      properties: {
+        embedded: {
+          type: "object",
+          properties: {
+            metadata: {
+              type: "object",
+              "x-kubernetes-embedded-resource": true,
+              properties: { name: { type: "string", "x-kubernetes-validations": [{ rule: "self == 'singleton'" }], default: name } },
+            },
+          },
+        },
+        value: { type: "string", "x-kubernetes-validations": [{ rule: "self.startsWith('kube')" }], default: value },
+        object: {
+          type: "object",
+          properties: { field1: { type: "integer" }, field2: { type: "integer" } },
+          "x-kubernetes-validations": [{ rule: "self.field1 < self.field2" }],
+          default: object,
+        },
+      },
+    });
+    expect(errorsOf(crdWithRoot(root("singleton", "kube-everything", { field1: 1, field2: 2 })))).toEqual([]);
+    expect(errorsOf(crdWithRoot(root("nope", "nope", { field1: 2, field2: 1 })))).toEqual([
+      `${at}.properties[embedded].properties[metadata].properties[name].default: Invalid value: "string": failed rule: self == 'singleton'`,
+      `${at}.properties[value].default: Invalid value: "string": failed rule: self.startsWith('kube')`,
+      `${at}.properties[object].default: Invalid value: "object": failed rule: self.field1 < self.field2`,
+    ]);
+  });
+
   it("valid defaults, nested ones included, pass", () => {
     expect(
       errors({
