@@ -329,6 +329,28 @@ const invalidCases: InvalidCase[] = [
       'ServiceMonitor.monitoring.coreos.com "sm" is invalid: spec.endpoints[0].relabelings[0].action: Unsupported value: "explode": supported values: "replace", "Replace", "keep", "Keep", "drop", "Drop", "hashmod", "HashMod", "labelmap", "LabelMap", "labeldrop", "LabelDrop", "labelkeep", "LabelKeep", "lowercase", "Lowercase", "uppercase", "Uppercase", "keepequal", "KeepEqual", "dropequal", "DropEqual"',
   },
   {
+    source: "Istio VirtualService CRD rule on http[].timeout (must be a valid duration greater than 1ms)",
+    object: {
+      apiVersion: "networking.istio.io/v1",
+      kind: "VirtualService",
+      metadata: { name: "vs" },
+      spec: { hosts: ["reviews"], http: [{ timeout: "500us", route: [{ destination: { host: "reviews" } }] }] },
+    },
+    message:
+      'VirtualService.networking.istio.io "vs" is invalid: spec.http[0].timeout: Invalid value: "string": must be a valid duration greater than 1ms',
+  },
+  {
+    source: "external-secrets ExternalSecret schema: target.creationPolicy enum",
+    object: {
+      apiVersion: "external-secrets.io/v1",
+      kind: "ExternalSecret",
+      metadata: { name: "es" },
+      spec: { secretStoreRef: { name: "store", kind: "SecretStore" }, target: { creationPolicy: "Replace" } },
+    },
+    message:
+      'ExternalSecret.external-secrets.io "es" is invalid: spec.target.creationPolicy: Unsupported value: "Replace": supported values: "Owner", "Orphan", "Merge", "None", "CreateOrMerge"',
+  },
+  {
     source: "argo-cd Application schema: spec.destination required",
     object: { apiVersion: "argoproj.io/v1alpha1", kind: "Application", metadata: { name: "app" }, spec: { project: "default" } },
     message: 'Application.argoproj.io "app" is invalid: spec.destination: Required value',
