@@ -179,6 +179,14 @@ describe("forbidden keywords and structural junctors", () => {
       `${at}.properties[metadata].default: Forbidden: must not be set in top-level metadata`,
     ]);
     expect(
+      errorsOf(
+        crdWithRoot({
+          type: "object",
+          properties: { metadata: { type: "object", properties: { name: { type: "string", default: "a" } } } },
+        }),
+      ),
+    ).toEqual([`${at}.properties[metadata].properties[name].default: Forbidden: must not be set in top-level metadata`]);
+    expect(
       errors({
         type: "object",
         "x-kubernetes-embedded-resource": true,

@@ -270,6 +270,17 @@ function nestedCompleteness(v: JSONSchemaProps | undefined, s: JSONSchemaProps |
   return errs;
 }
 
+/** Every default in a subtree where none is allowed (the root's metadata, checked apart above). */
+function forbiddenDefaults(s: JSONSchemaProps, at: FieldPath, detail: string): FieldError[] {
+  const errs = s.default !== undefined && s.default !== null ? [fieldError.forbidden(at.child("default"), detail)] : [];
+  for (const [name, prop] of Object.entries(s.properties ?? {}))
+    errs.push(...forbiddenDefaults(prop, at.child("properties").key(name), detail));
+  if (s.items && !Array.isArray(s.items)) errs.push(...forbiddenDefaults(s.items, at.child("items"), detail));
+  if (typeof s.additionalProperties === "object")
+    errs.push(...forbiddenDefaults(s.additionalProperties, at.child("additionalProperties"), detail));
+  return errs;
+}
+
 /** The structural-schema rules (schema/validation.go) and the unsupported JSON Schema features. */
 function validateSchemaNode(s: JSONSchemaProps, at: FieldPath, options: SchemaRuleOptions, ctx: NodeContext): FieldError[] {
   const { prefix } = options;
@@ -349,8 +360,7 @@ function validateSchemaNode(s: JSONSchemaProps, at: FieldPath, options: SchemaRu
     }
     // The root's metadata is ObjectMeta's: only its defaults are checked here, the rest above.
     if (where === "root" && name === "metadata") {
-      if (prop.default !== undefined && prop.default !== null)
-        errs.push(fieldError.forbidden(propAt.child("default"), `must not be set ${child.defaultForbidden}`));
+      errs.push(...forbiddenDefaults(prop, propAt, `must not be set ${child.defaultForbidden}`));
       continue;
     }
     errs.push(...validateSchemaNode(prop, propAt, options, child));
