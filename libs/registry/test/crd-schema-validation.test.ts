@@ -261,6 +261,22 @@ describe("defaults are validated against their schema and pruned (ValidateDefaul
     ]);
   });
 
+  it("a default under an embedded resource's metadata must result in valid metadata", () => {
+    const embedded = (name: unknown): Schema => ({
+      type: "object",
+      "x-kubernetes-embedded-resource": true,
+      properties: {
+        apiVersion: { type: "string" },
+        kind: { type: "string" },
+        metadata: { type: "object", properties: { name: { type: "string", default: name } } },
+      },
+    });
+    expect(errors(embedded("fine-name"))).toEqual([]);
+    expect(errors(embedded("Not/A/Name"))).toEqual([
+      `${x}.properties[metadata].properties[name].default: Invalid value: "Not/A/Name": must result in valid metadata: metadata.name: Invalid value: "Not/A/Name": may not contain '/'`,
+    ]);
+  });
+
   it("valid defaults, nested ones included, pass", () => {
     expect(
       errors({
