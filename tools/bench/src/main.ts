@@ -12,6 +12,7 @@ import { authorizationLoad } from "./authorization.js";
 import { runBaselineServer } from "./baseline.js";
 import { eventRate, natsLatency } from "./events.js";
 import { type LoadResult, type Tls, createNamespace, percentile, pool, runLoad } from "./load.js";
+import { MIXED_OBJECTS, type MixedResult, mixedWorkload, prepareMixed } from "./mixed.js";
 import { slowClientLatency } from "./slow-clients.js";
 import { tokenLoad } from "./tokens.js";
 import { controlPlaneStarts } from "./control-planes.js";
@@ -27,6 +28,8 @@ const N = {
   stored: quick ? 10_000 : 100_000,
   starts: quick ? 1 : 5,
   tokens: quick ? 2_000 : 20_000,
+  /** Requests of the mixed workload, run once beside few objects and once beside N.stored. */
+  mixed: quick ? 5_000 : 30_000,
   /** Connections left with half-sent request headers while gets are measured. */
   slowClients: 500,
   /** Seconds of creates at 1,000/s for the NATS latency; creates for the events/s. */
@@ -271,9 +274,15 @@ async function main(): Promise<void> {
     N.gets / 10,
   );
 
+  const p64 = pool(api.origin, api.tls, 64);
+  await prepareMixed(p64, "mixed");
+  const mixed = await mixedWorkload(p64, "mixed", N.mixed);
+
   const stored = 1000 + N.creates + N.list + N.watchEvents + 2 * N.fanoutEvents;
   await createNamespace(p, "bulk");
   if (N.stored > stored) await createMany(p, "bulk", "b", N.stored - stored);
+  const mixedFull = await mixedWorkload(p64, "mixed", N.mixed);
+  await p64.close();
   const rssLoaded = rssMiB(api.child.pid!);
   await p.close();
   await api.stop();
@@ -340,6 +349,11 @@ async function main(): Promise<void> {
       fmt(natsRate.backlog, 0),
       "",
     ],
+    ...[mixed, mixedFull].map((m): [string, string, string] => [
+      `mixed: 70 % gets, 20 % updates, 10 % lists by label (1 % of ${MIXED_OBJECTS.toLocaleString("en")}), 64 clients${m === mixedFull ? `, beside ${N.stored.toLocaleString("en")} stored objects` : ""}`,
+      mixedRow(m),
+      "",
+    ]),
     [
       `a get (4 clients) alone, and while ${slow.slow} slow connections hold half-sent headers`,
       `p50 ${fmt(slow.alone.p50)} / p99 ${fmt(slow.alone.p99)} ms alone; p50 ${fmt(slow.besideSlow.p50)} / p99 ${fmt(slow.besideSlow.p99)} ms beside them`,
@@ -411,11 +425,18 @@ async function main(): Promise<void> {
     tokenErrors +
     authz.allowed.errors +
     authz.denied.errors +
+    mixed.errors +
+    mixedFull.errors +
     slow.alone.errors +
     slow.besideSlow.errors +
     base.creates.errors +
     base.gets.errors;
   if (errors > 0) console.log(`\n${errors} requests failed`);
+}
+
+function mixedRow(m: MixedResult): string {
+  const op = (o: keyof MixedResult["byOp"]) => `${o} p50 ${fmt(m.byOp[o].p50)} / p99 ${fmt(m.byOp[o].p99)} ms`;
+  return `${fmt(m.perSecond, 0)} requests/s; ${op("get")}, ${op("update")}, ${op("list")}`;
 }
 
 if (process.argv[2] === "--baseline-server") {
