@@ -4,7 +4,7 @@ import type { ObjectHeader } from "@orch/api";
 import { type FieldError, type StatusError, errors, fieldError, fieldErrorText } from "@orch/machinery";
 import type { CompactedError, Position } from "@orch/storage";
 import type { KindDefinition } from "./kind.js";
-import { compileFieldSelector, compileLabelSelector } from "./selectors.js";
+import { compileFieldSelector, compileLabelSelector, labelSelectorTextCheck } from "./selectors.js";
 
 export interface ListOptions {
   namespace?: string;
@@ -23,6 +23,8 @@ export interface ListOptions {
 export interface ListPlan {
   namespace?: string;
   filter?: (obj: ObjectHeader) => boolean;
+  /** A cheap test of the stored JSON text that every object `filter` keeps passes (see labelSelectorTextCheck). */
+  textMayMatch?: (json: string) => boolean;
   limit?: number;
   after?: Position;
   /** Read at exactly this revision (continue token, resourceVersionMatch=Exact). */
@@ -142,9 +144,11 @@ export function planList(kind: KindDefinition, o: ListOptions, watch: boolean): 
   const filter = labels || fields ? (obj: ObjectHeader) => (!labels || labels(obj)) && (!fields || fields(obj)) : undefined;
 
   const namespace = kind.namespaced ? o.namespace : undefined;
+  const textMayMatch = labelSelectorTextCheck(o.labelSelector);
   const plan: ListPlan = {
     namespace,
     filter,
+    ...(textMayMatch ? { textMayMatch } : {}),
     limit: watch ? undefined : o.limit || undefined,
     initialEvents: false,
     encodeContinue: (revision, after) => encodeContinue(revision, after, namespace),

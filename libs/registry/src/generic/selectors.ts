@@ -30,6 +30,26 @@ export function compileLabelSelector(text: string | undefined): Predicate | unde
   return (obj) => labelSelectorMatches(selector, obj.metadata.labels ?? {});
 }
 
+/**
+ * A necessary condition of a label selector on an object's stored JSON text, to skip parsing objects that
+ * cannot match: a list by label otherwise parses every object of its scope. Stored values are compact
+ * `JSON.stringify` output, so a label `k=v` appears as `"k":"v"`; text that has it may still not match
+ * (the same pair elsewhere in the object), and the full selector decides. Undefined when no requirement
+ * says what must be present (`!=`, `notin`, `!k` only).
+ */
+export function labelSelectorTextCheck(text: string | undefined): ((json: string) => boolean) | undefined {
+  if (!text) return undefined;
+  const selector = parsing(() => parseLabelSelector(text));
+  const needles: string[][] = [];
+  for (const { key, operator, values } of selector.requirements) {
+    const k = JSON.stringify(key);
+    if (operator === "=" || operator === "==" || operator === "in") needles.push(values.map((v) => `${k}:${JSON.stringify(v)}`));
+    else if (operator === "exists" || operator === "gt" || operator === "lt") needles.push([`${k}:`]);
+  }
+  if (needles.length === 0) return undefined;
+  return (json) => needles.every((anyOf) => anyOf.some((needle) => json.includes(needle)));
+}
+
 /** Fields a selector may name: metadata.name, metadata.namespace (namespaced kinds) and the kind's own. */
 export function selectableField(kind: KindDefinition, field: string): ((obj: ObjectHeader) => string | undefined) | undefined {
   if (field === "metadata.name") return (o) => o.metadata.name;

@@ -239,7 +239,7 @@ export class ResourceStore {
         revision: plan.exactRevision,
         limit: plan.limit,
         // Selectors name the served kind's fields.
-        filter: plan.filter && ((o) => plan.filter!(this.read(o))),
+        filter: plan.filter && ((o) => (!plan.textMayMatch || plan.textMayMatch(o.value)) && plan.filter!(this.read(o))),
       });
       const items = this.converts ? result.items.map((o) => ({ ...o, value: this.present(o.value) })) : result.items;
       const response: ListResponse = { items, resourceVersion: String(result.revision) };
