@@ -15,7 +15,12 @@ export interface NamingProfile {
   signers: { apiserverClient: string; apiserverClientNodeAgent: string; nodeAgentServing: string; legacyUnknown: string };
   /** How node agents are named in client certificates: their group and the user-name prefix before the node name. */
   nodes: { group: string; userPrefix: string };
-  annotations: { enforceMountableSecrets: string; initialEventsEnd: string };
+  annotations: {
+    enforceMountableSecrets: string;
+    initialEventsEnd: string;
+    /** The ServiceAccount a `kubernetes.io/service-account-token` Secret belongs to. */
+    serviceAccountName: string;
+  };
 }
 
 export function namingProfile(name: ProfileName = "orch"): NamingProfile {
@@ -46,6 +51,7 @@ export function namingProfile(name: ProfileName = "orch"): NamingProfile {
     annotations: {
       enforceMountableSecrets: `${wellKnownDomain}/enforce-mountable-secrets`,
       initialEventsEnd: `${apiDomain}/initial-events-end`,
+      serviceAccountName: `${wellKnownDomain}/service-account.name`,
     },
   };
 }
