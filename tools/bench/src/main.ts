@@ -12,7 +12,7 @@ import { authorizationLoad } from "./authorization.js";
 import { runBaselineServer } from "./baseline.js";
 import { eventRate, natsLatency } from "./events.js";
 import { type LoadResult, type Tls, createNamespace, percentile, pool, runLoad } from "./load.js";
-import { MIXED_OBJECTS, type MixedResult, mixedWorkload, prepareMixed } from "./mixed.js";
+import { MIXED_OBJECTS, type MixedResult, mixedByKind, mixedWorkload, prepareMixed } from "./mixed.js";
 import { slowClientLatency } from "./slow-clients.js";
 import { tokenLoad } from "./tokens.js";
 import { controlPlaneStarts } from "./control-planes.js";
@@ -439,10 +439,26 @@ function mixedRow(m: MixedResult): string {
   return `${fmt(m.perSecond, 0)} requests/s; ${op("get")}, ${op("update")}, ${op("list")}`;
 }
 
+/** `npm run bench -- --mixed-by-kind`: only the mixed workload's kinds of request, each alone. */
+async function mixedKindsOnly(): Promise<void> {
+  const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-"));
+  const api = await startApiserver(dataDir);
+  const p = pool(api.origin, api.tls, 64);
+  await prepareMixed(p, "mixed");
+  const kinds = await mixedByKind(p, "mixed", N.mixed / 10);
+  console.log("| alone, 64 clients | per second | p50 / p99 |\n|---|---|---|");
+  for (const [kind, r] of Object.entries(kinds)) console.log(`| ${kind} | ${fmt(r.perSecond, 0)} | ${fmt(r.p50)} / ${fmt(r.p99)} ms |`);
+  await p.close();
+  await api.stop();
+  await rm(dataDir, { recursive: true, force: true });
+}
+
 if (process.argv[2] === "--baseline-server") {
   // The baseline serves with the apiserver's certificate and asks for client certificates too.
   const tls = JSON.parse(process.env.BENCH_TLS ?? "{}") as Tls;
   runBaselineServer(process.argv[3]!, { key: tls.key, cert: tls.cert, ca: tls.ca });
+} else if (process.argv.includes("--mixed-by-kind")) {
+  await mixedKindsOnly();
 } else {
   await main();
 }

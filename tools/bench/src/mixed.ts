@@ -70,3 +70,29 @@ export async function mixedWorkload(p: Pool, namespace: string, total: number, c
   const summary = (xs: number[]) => ({ p50: pct(xs, 50), p99: pct(xs, 99) });
   return { ...result, byOp: { get: summary(latencies.get), update: summary(latencies.update), list: summary(latencies.list) } };
 }
+
+/** Each kind of request of the mix alone, at 64 clients: where the mix's time goes. */
+export async function mixedByKind(p: Pool, namespace: string, total: number, clients = 64): Promise<Record<string, LoadResult>> {
+  const base = `/api/v1/namespaces/${namespace}/serviceaccounts`;
+  const send = async (path: string, init: { method: string; headers?: Record<string, string>; body?: string }) => {
+    const r = await p.request({ path, ...init });
+    await r.body.dump();
+    return r.statusCode;
+  };
+  const name = (i: number) => `m-${(i * 7919) % MIXED_OBJECTS}`;
+  return {
+    get: await runLoad(total, clients, (i) => send(`${base}/${name(i)}`, { method: "GET" }), 200),
+    update: await runLoad(
+      total,
+      clients,
+      (i) =>
+        send(`${base}/${name(i)}`, {
+          method: "PATCH",
+          headers: { "content-type": "application/merge-patch+json" },
+          body: JSON.stringify({ metadata: { labels: { touched: String(i) } } }),
+        }),
+      200,
+    ),
+    list: await runLoad(Math.ceil(total / 6), clients, (i) => send(`${base}?labelSelector=shard%3D${i % SHARDS}`, { method: "GET" }), 200),
+  };
+}
