@@ -78,8 +78,15 @@ it("has an `orch` command: version, and `start --ephemeral` that leaves nothing 
   let output = "";
   child.stdout.on("data", (c: Buffer) => (output += c));
   child.stderr.on("data", (c: Buffer) => (output += c));
-  await eventually("orch start to be ready", () => output.includes("control plane ready"), { timeoutMs: 30_000, intervalMs: 50 });
-  const dataDir = /--kubeconfig (\S+)\/kubeconfig/.exec(output)![1]!;
+  // Ready, and the line after it names the data directory (the two may arrive in separate reads).
+  const dataDir = await eventually(
+    "orch start to be ready",
+    () => output.includes("control plane ready") && /--kubeconfig (\S+)\/kubeconfig/.exec(output)?.[1],
+    {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+    },
+  );
   expect(existsSync(dataDir)).toBe(true);
   const exited = new Promise((r) => child.once("exit", r));
   child.kill("SIGTERM");
