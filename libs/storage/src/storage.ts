@@ -147,6 +147,43 @@ export function plainText(key: ObjectKey, stored: StoredValue): string {
   throw new UnreadableValueError(key, "identity transformer tried to read encrypted data");
 }
 
+/** The JSON of a stored value; a resource without a transformer costs one type check. */
+export function storedJson(key: ObjectKey, stored: StoredValue, transformer: ValueTransformer | undefined): string {
+  return transformer ? transformer.fromStorage(stored, key).json : plainText(key, stored);
+}
+
+/** A stored row as `get` answers it: its JSON, and `stale` when an older key or provider wrote it. */
+export function storedObject(
+  key: ObjectKey,
+  revision: number,
+  stored: StoredValue,
+  transformer: ValueTransformer | undefined,
+): StoredObject {
+  if (!transformer) return { ...key, revision, value: plainText(key, stored) };
+  const { json, stale } = transformer.fromStorage(stored, key);
+  return stale ? { ...key, revision, value: json, stale } : { ...key, revision, value: json };
+}
+
+/**
+ * An object as an engine stores it at `revision`: its JSON (refused over MAX_OBJECT_BYTES, except a
+ * deletion's last state, which was within the limit when written) and the stored value.
+ */
+export function encodeForStorage(
+  key: ObjectKey,
+  type: ChangeType,
+  object: KubeObject,
+  revision: number,
+  transformer: ValueTransformer | undefined,
+): { value: string; stored: StoredValue } {
+  object.metadata.resourceVersion = String(revision);
+  const value = JSON.stringify(object);
+  if (type !== "DELETED" && value.length > MAX_OBJECT_BYTES / 3) {
+    const bytes = Buffer.byteLength(value);
+    if (bytes > MAX_OBJECT_BYTES) throw new ObjectTooLargeError(key, bytes);
+  }
+  return { value, stored: transformer ? transformer.toStorage(value, key) : value };
+}
+
 export const keyText = (k: ObjectKey): string => `/${k.resource}/${k.namespace ? `${k.namespace}/` : ""}${k.name}`;
 
 export interface CompactionPolicy {

@@ -19,9 +19,7 @@ import {
   type KubeObject,
   type ListQuery,
   type ListResult,
-  MAX_OBJECT_BYTES,
   type ObjectKey,
-  ObjectTooLargeError,
   type Position,
   RevisionConflictError,
   type ServingStorage,
@@ -31,7 +29,9 @@ import {
   UnreadableValueError,
   type ValueTransformer,
   type ValueTransformers,
-  plainText,
+  encodeForStorage,
+  storedJson,
+  storedObject,
 } from "../storage.js";
 import { counters, objects } from "./schema.js";
 
@@ -204,16 +204,7 @@ export class PostgresStorage implements ServingStorage {
   async get(key: ObjectKey): Promise<StoredObject | undefined> {
     const row = (await this.q.get.execute({ ...key }))[0];
     if (!row) return undefined;
-    const stored = fromColumns(row.value, row.valueBytes)!;
-    const transformer = this.transformerFor(key.resource);
-    if (!transformer) return { ...key, revision: row.revision, value: plainText(key, stored) };
-    const { json, stale } = transformer.fromStorage(stored, key);
-    return stale ? { ...key, revision: row.revision, value: json, stale } : { ...key, revision: row.revision, value: json };
-  }
-
-  /** The JSON of a stored value; a resource without a transformer costs one type check. */
-  private json(key: ObjectKey, stored: StoredValue, transformer: ValueTransformer | undefined): string {
-    return transformer ? transformer.fromStorage(stored, key).json : plainText(key, stored);
+    return storedObject(key, row.revision, fromColumns(row.value, row.valueBytes)!, this.transformerFor(key.resource));
   }
 
   onCommit(listener: (change: Change) => void): () => void {
@@ -235,17 +226,10 @@ export class PostgresStorage implements ServingStorage {
     return new Promise((resolve, reject) => {
       const before = object.metadata.resourceVersion;
       const run = async (exec: WriteStatement, revision: number): Promise<Change> => {
-        object.metadata.resourceVersion = String(revision);
-        const value = JSON.stringify(object);
-        // A deletion stores the last state, which was within the limit when it was written.
-        if (type !== "DELETED" && value.length > MAX_OBJECT_BYTES / 3) {
-          const bytes = Buffer.byteLength(value);
-          if (bytes > MAX_OBJECT_BYTES) throw new ObjectTooLargeError(key, bytes);
-        }
-        const stored = transformer ? transformer.toStorage(value, key) : value;
+        const { value, stored } = encodeForStorage(key, type, object, revision, transformer);
         const prevStored = await write(exec, revision, toColumns(stored), Date.now());
         // Listeners get JSON: the previous state is read back (decrypted) only for a transformed resource.
-        const prevValue = prevStored === undefined ? undefined : this.json(key, prevStored, transformer);
+        const prevValue = prevStored === undefined ? undefined : storedJson(key, prevStored, transformer);
         return { ...key, revision, type, value, prevValue };
       };
       // Not committed: the caller's object must not carry a revision that was never committed.
@@ -440,8 +424,8 @@ export class PostgresStorage implements ServingStorage {
         name: r.name,
         revision: Number(r.revision),
         type: r.type,
-        value: this.json(r, fromColumns(r.value, r.value_bytes)!, transformer),
-        prevValue: prevStored === undefined ? undefined : this.json(r, prevStored, transformer),
+        value: storedJson(r, fromColumns(r.value, r.value_bytes)!, transformer),
+        prevValue: prevStored === undefined ? undefined : storedJson(r, prevStored, transformer),
       };
     });
   }
@@ -482,7 +466,7 @@ export class PostgresStorage implements ServingStorage {
   private readRow(row: ScannedRow, transformer: ValueTransformer | undefined, query: ListQuery): StoredObject | undefined {
     const key = { resource: row.resource, namespace: row.namespace, name: row.name };
     try {
-      return { ...key, revision: Number(row.revision), value: this.json(key, fromColumns(row.value, row.value_bytes)!, transformer) };
+      return { ...key, revision: Number(row.revision), value: storedJson(key, fromColumns(row.value, row.value_bytes)!, transformer) };
     } catch (e) {
       if (!(e instanceof UnreadableValueError) || !query.onUnreadable) throw e;
       query.onUnreadable(e);

@@ -16,8 +16,6 @@ import {
   KeyExistsError,
   KeyNotFoundError,
   type KubeObject,
-  MAX_OBJECT_BYTES,
-  ObjectTooLargeError,
   type ListQuery,
   type ListResult,
   type ObjectKey,
@@ -30,7 +28,9 @@ import {
   UnreadableValueError,
   type ValueTransformer,
   type ValueTransformers,
-  plainText,
+  encodeForStorage,
+  storedJson,
+  storedObject,
 } from "../storage.js";
 import { changes, counters, objects } from "./schema.js";
 
@@ -197,15 +197,7 @@ export class SqliteStorage implements ServingStorage {
   async get(key: ObjectKey): Promise<StoredObject | undefined> {
     const row = this.q.get.get({ ...key });
     if (!row) return undefined;
-    const transformer = this.transformerFor(key.resource);
-    if (!transformer) return { ...key, revision: row.revision, value: plainText(key, row.value) };
-    const { json, stale } = transformer.fromStorage(row.value, key);
-    return stale ? { ...key, revision: row.revision, value: json, stale } : { ...key, revision: row.revision, value: json };
-  }
-
-  /** The JSON of a stored value; a resource without a transformer costs one type check. */
-  private json(key: ObjectKey, stored: StoredValue, transformer: ValueTransformer | undefined): string {
-    return transformer ? transformer.fromStorage(stored, key).json : plainText(key, stored);
+    return storedObject(key, row.revision, row.value, this.transformerFor(key.resource));
   }
 
   onCommit(listener: (change: Change) => void): () => void {
@@ -229,14 +221,7 @@ export class SqliteStorage implements ServingStorage {
       const before = object.metadata.resourceVersion;
       const run = (): Change => {
         const revision = this.q.nextRevision.get()!.value;
-        object.metadata.resourceVersion = String(revision);
-        const value = JSON.stringify(object);
-        // A deletion stores the last state, which was within the limit when it was written.
-        if (type !== "DELETED" && value.length > MAX_OBJECT_BYTES / 3) {
-          const bytes = Buffer.byteLength(value);
-          if (bytes > MAX_OBJECT_BYTES) throw new ObjectTooLargeError(key, bytes);
-        }
-        const stored = transformer ? transformer.toStorage(value, key) : value;
+        const { value, stored } = encodeForStorage(key, type, object, revision, transformer);
         const { prevRevision, prevStored } = write(revision, stored);
         this.q.insertChange.run({
           ...key,
@@ -248,7 +233,7 @@ export class SqliteStorage implements ServingStorage {
           committedAt: Date.now(),
         });
         // Listeners get JSON: the previous state is read back (decrypted) only for a transformed resource.
-        const prevValue = prevStored === undefined ? undefined : this.json(key, prevStored, transformer);
+        const prevValue = prevStored === undefined ? undefined : storedJson(key, prevStored, transformer);
         return { ...key, revision, type, value, prevValue };
       };
       // Rolled back: the caller's object must not carry a revision that was never committed.
@@ -354,8 +339,8 @@ export class SqliteStorage implements ServingStorage {
         name: r.name,
         revision: r.revision,
         type: r.type,
-        value: this.json(r, r.value, transformer),
-        prevValue: r.prevValue === null ? undefined : this.json(r, r.prevValue, transformer),
+        value: storedJson(r, r.value, transformer),
+        prevValue: r.prevValue === null ? undefined : storedJson(r, r.prevValue, transformer),
       };
     });
   }
@@ -401,7 +386,7 @@ export class SqliteStorage implements ServingStorage {
    */
   private readRow(row: ScannedRow, transformer: ValueTransformer | undefined, query: ListQuery): row is StoredObject {
     try {
-      row.value = this.json(row, row.value, transformer);
+      row.value = storedJson(row, row.value, transformer);
       return true;
     } catch (e) {
       if (!(e instanceof UnreadableValueError) || !query.onUnreadable) throw e;
