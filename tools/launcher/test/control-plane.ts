@@ -3,6 +3,7 @@
 import { natsConnectOptions } from "@orch/bus-access";
 import { freePort } from "@orch/testing";
 import type { ConnectionOptions } from "nats";
+import { expect } from "vitest";
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -105,4 +106,12 @@ export function busAs(cp: ControlPlane, identity: string | { certFile: string; k
       ? { certFile: join(cp.dataDir, "pki", `${identity}.crt`), keyFile: join(cp.dataDir, "pki", `${identity}.key`) }
       : identity;
   return natsConnectOptions({ servers: cp.natsUrl!, caFile: join(cp.dataDir, "pki", "ca.crt"), ...files }, "orch-test");
+}
+
+/** Runs kubectl against `cp`, expects it to succeed without a word on stderr, and gives its output. */
+export async function kubectlOk(cp: ControlPlane, ...args: string[]): Promise<string> {
+  const out = await cp.kubectl(...args);
+  expect(out.stderr).toBe("");
+  expect(out.code).toBe(0);
+  return out.stdout;
 }

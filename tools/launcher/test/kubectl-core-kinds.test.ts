@@ -2,7 +2,7 @@
 // and Events listed by `kubectl get events` and `kubectl events` as Kubernetes prints them.
 import { writeFile } from "node:fs/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, startControlPlane } from "./control-plane.js";
+import { type ControlPlane, kubectlOk, startControlPlane } from "./control-plane.js";
 
 let cp: ControlPlane;
 
@@ -14,12 +14,7 @@ afterAll(async () => {
   if (cp?.launcher.exitCode === null) await cp.stop();
 });
 
-const ok = async (...args: string[]) => {
-  const out = await cp.kubectl(...args);
-  expect(out.stderr).toBe("");
-  expect(out.code).toBe(0);
-  return out.stdout;
-};
+const ok = (...args: string[]) => kubectlOk(cp, ...args);
 
 describe("kubectl with ConfigMaps and Events", () => {
   it("lists both Event versions and ConfigMaps in api-resources", async () => {

@@ -2,7 +2,7 @@
 // Kubernetes takes them, and a Secret missing its type's keys refused in Kubernetes' words.
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, startControlPlane } from "./control-plane.js";
+import { type ControlPlane, kubectlOk, startControlPlane } from "./control-plane.js";
 
 let cp: ControlPlane;
 
@@ -15,12 +15,7 @@ afterAll(async () => {
   if (cp?.launcher.exitCode === null) await cp.stop();
 });
 
-const ok = async (...args: string[]) => {
-  const out = await cp.kubectl(...args);
-  expect(out.stderr).toBe("");
-  expect(out.code).toBe(0);
-  return out.stdout;
-};
+const ok = (...args: string[]) => kubectlOk(cp, ...args);
 
 const stored = async (name: string) => JSON.parse(await ok("-n", "typed", "get", "secret", name, "-o", "json"));
 const decoded = (value: string) => Buffer.from(value, "base64").toString("utf8");

@@ -3,7 +3,7 @@
 // prints Kubernetes' columns for the Service and what the endpoints controller wrote for it.
 import { eventually } from "@orch/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ControlPlane, startControlPlane } from "./control-plane.js";
+import { type ControlPlane, kubectlOk, startControlPlane } from "./control-plane.js";
 
 let cp: ControlPlane;
 
@@ -15,12 +15,7 @@ afterAll(async () => {
   if (cp?.launcher.exitCode === null) await cp.stop();
 });
 
-const ok = async (...args: string[]) => {
-  const out = await cp.kubectl(...args);
-  expect(out.stderr).toBe("");
-  expect(out.code).toBe(0);
-  return out.stdout;
-};
+const ok = (...args: string[]) => kubectlOk(cp, ...args);
 
 describe("kubectl with Services", () => {
   it("cluster-info prints the control plane's URL", async () => {
