@@ -18,8 +18,10 @@ export { Semver, SemverError } from "./semver.js";
 export {
   CRD_RULE_PER_CALL_COST_LIMIT,
   CRD_RULES_RUNTIME_COST_BUDGET,
+  compileCelExpression,
   compileCrdRules,
   escapeFieldName,
+  type CelProgram,
   type CompiledCrdRule,
   type CrdRule,
   type RuleEvaluation,
