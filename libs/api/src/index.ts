@@ -3,6 +3,7 @@ export * from "./meta.js";
 export * from "./decode.js";
 export * from "./profile.js";
 export * from "./kinds/core.js";
+export * from "./kinds/node.js";
 export * from "./kinds/apps.js";
 export * from "./kinds/certificates.js";
 export * from "./kinds/resource.js";

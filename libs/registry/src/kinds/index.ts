@@ -15,6 +15,7 @@ import { events } from "./core/event.js";
 import { eventsV1Events } from "./events/event.js";
 import { leases } from "./coordination/lease.js";
 import { namespaces } from "./core/namespace.js";
+import { nodes } from "./core/node.js";
 import { podTemplates } from "./core/pod-template.js";
 import { pods } from "./core/pod.js";
 import { priorityClasses } from "./scheduling/priority-class.js";
@@ -51,6 +52,7 @@ export function builtinKinds(profile: NamingProfile, services: KindServices = {}
     endpointSlices(profile),
     serviceAccounts(profile, services.tokens),
     pods(),
+    nodes(profile),
     podTemplates(),
     replicationControllers(),
     deployments(),

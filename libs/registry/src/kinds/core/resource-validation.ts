@@ -77,7 +77,7 @@ function validateContainerResourceName(name: string, path: FieldPath): FieldErro
 }
 
 /** ValidateResourceQuantityValue: not negative; whole numbers for integer (and extended) resources. */
-function validateQuantityValue(name: string, q: Quantity, path: FieldPath): FieldError[] {
+export function validateQuantityValue(name: string, q: Quantity, path: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   if (quantitySign(q) < 0) errs.push(fieldError.invalid(path, formatQuantity(q), "must be greater than or equal to 0"));
   if ((INTEGER_RESOURCES.has(name) || isExtended(name)) && quantityMilliValue(q) % 1000n !== 0n) {
