@@ -19,7 +19,7 @@ await runControllerApp({
     for (const informer of [deployments, replicaSets, replicationControllers, pods]) informer.addIndex(NAMESPACE_INDEX, namespaceIndex);
     for (const informer of [replicaSets, pods]) informer.addIndex(CONTROLLER_UID_INDEX, controllerUidIndex);
 
-    runDeploymentController({ app, deployments, replicaSets, pods, names });
+    runDeploymentController({ app, deployments, replicaSets, pods, names, recorder: app.eventRecorder("deployment-controller") });
     const podDeletionCostAnnotation = names.podDeletionCost;
     runReplicaController({ app, kind: replicaSetKind, owners: replicaSets, pods, podDeletionCostAnnotation });
     runReplicaController({ app, kind: replicationControllerKind, owners: replicationControllers, pods, podDeletionCostAnnotation });

@@ -11,6 +11,7 @@ import { ApiClient, Informer, type InformerOptions, type KubeObject, type Resour
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { type Controller, type ControllerOptions, runController } from "./controller.js";
+import { EventBroadcaster, type EventRecorder } from "./events.js";
 import { LeaderElector, type LeaderElectionOptions, leaseResource } from "./leader-election.js";
 import { type Logger, createLogger } from "@orch/log";
 
@@ -28,6 +29,11 @@ export interface ControllerAppContext {
   informer<T extends KubeObject>(ref: ResourceRef, options?: Omit<InformerOptions, "ref" | "nats">): Informer<T>;
   /** `runController`, with the app's log and signal; the app stops it (waiting for its workers) at exit. */
   runController(options: Omit<ControllerOptions, "signal">): Controller;
+  /**
+   * A recorder of core/v1 Events with `component` as their source (Kubernetes' controllers name theirs
+   * `deployment-controller`, `replicaset-controller`, …); all share the app's one event sink.
+   */
+  eventRecorder(component: string): EventRecorder;
 }
 
 export interface ControllerAppOptions {
@@ -85,6 +91,7 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
   const work = new AbortController();
   const informers = new Map<string, Informer<any>>();
   const controllers: Controller[] = [];
+  let broadcaster: EventBroadcaster | undefined;
   const context: ControllerAppContext = {
     name: options.name,
     client,
@@ -119,6 +126,10 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
       controller.ready.catch((e) => log.error(`controller ${controllerOptions.name} did not start`, e));
       return controller;
     },
+    eventRecorder: (component) => {
+      broadcaster ??= new EventBroadcaster({ client, log: log.child("events") });
+      return broadcaster.recorder(component);
+    },
   };
 
   /** Runs setup, then holds until the work is to stop; then stops controllers and informers. */
@@ -133,6 +144,7 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
     }
     if (!work.signal.aborted) await new Promise<void>((resolve) => work.signal.addEventListener("abort", () => resolve(), { once: true }));
     await Promise.all(controllers.map((c) => c.stop()));
+    broadcaster?.stop();
     await Promise.all([...informers.values()].map((i) => i.stop()));
   };
 

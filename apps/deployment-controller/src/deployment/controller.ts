@@ -5,7 +5,7 @@
 // in util.ts and status.ts.
 import type { Deployment, Pod, ReplicaSet } from "@orch/api";
 import { ApiError, type ApiClient, type Informer, isAlreadyExists, isNotFound, keyOf } from "@orch/client";
-import { type ControllerAppContext, type Logger, writeStatus } from "@orch/controller";
+import { type ControllerAppContext, type EventRecorder, type Logger, writeStatus } from "@orch/controller";
 import { type LabelSelector, jsonEqual, labelSelectorFromObject, labelSelectorIsEverything, labelSelectorMatches } from "@orch/machinery";
 import { NAMESPACE_INDEX } from "../indexes.js";
 import { claim, controllerRefOf, newControllerRef } from "../ownership.js";
@@ -53,6 +53,8 @@ export interface DeploymentControllerOptions {
   replicaSets: Informer<ReplicaSet>;
   pods: Informer<Pod>;
   names: WellKnownNames;
+  /** Events about deployments (source `deployment-controller`). */
+  recorder: EventRecorder;
   now?: () => number;
 }
 
@@ -92,7 +94,7 @@ export function runDeploymentController(options: DeploymentControllerOptions): v
     reconciler: async (key) => {
       const cached = deployments.getByKey(key);
       if (!cached) return;
-      return new DeploymentSync(options.app.client, log, options.names, replicaSets, pods, cached, now()).run();
+      return new DeploymentSync(options.app.client, log, options.recorder, options.names, replicaSets, pods, cached, now()).run();
     },
   });
 }
@@ -116,6 +118,7 @@ class DeploymentSync {
   constructor(
     private readonly client: ApiClient,
     private readonly log: Logger,
+    private readonly recorder: EventRecorder,
     private readonly names: WellKnownNames,
     private readonly replicaSets: Informer<ReplicaSet>,
     private readonly pods: Informer<Pod>,
@@ -130,6 +133,11 @@ class DeploymentSync {
     return keyOf(this.d);
   }
 
+  /** An event about this deployment, as Kubernetes' deployment controller records it. */
+  private event(type: "Normal" | "Warning", reason: string, message: string): void {
+    this.recorder.event({ apiVersion: "apps/v1", kind: "Deployment", metadata: this.stored.metadata }, type, reason, message);
+  }
+
   async run(): Promise<Result> {
     const d = this.d;
     let selector: LabelSelector;
@@ -142,6 +150,7 @@ class DeploymentSync {
     // A deployment selecting every pod would fight every other controller: it is only observed.
     if (labelSelectorIsEverything(selector)) {
       this.log.error(`${this.key}: this deployment selects all pods; a non-empty selector is required`);
+      this.event("Warning", "SelectingAll", "This deployment is selecting all pods. A non-empty selector is required.");
       if ((d.status?.observedGeneration ?? 0) < (d.metadata.generation ?? 0)) {
         d.status = { ...d.status, observedGeneration: d.metadata.generation };
         await this.updateStatus();
@@ -226,7 +235,14 @@ class DeploymentSync {
     copy.spec.replicas = replicas;
     setReplicasAnnotations(copy, replicasOf(d), max, this.names);
     const updated = await this.client.update<ReplicaSet>(replicaSetsResource, copy);
-    if (sizeChanges) this.log.info(`${this.key}: scaled replica set ${rs.metadata.name} from ${replicasOf(rs)} to ${replicas}`);
+    if (sizeChanges) {
+      const direction = replicasOf(rs) < replicas ? "up" : "down";
+      this.event(
+        "Normal",
+        "ScalingReplicaSet",
+        `Scaled ${direction} replica set ${rs.metadata.name} from ${replicasOf(rs)} to ${replicas}`,
+      );
+    }
     return { scaled: sizeChanges, rs: updated };
   }
 
@@ -318,16 +334,17 @@ class DeploymentSync {
       } else if (e instanceof ApiError && e.causes.some((c) => c.reason === "NamespaceTerminating")) {
         throw e;
       } else {
+        const message = `Failed to create new replica set "${name}": ${e instanceof Error ? e.message : String(e)}`;
         if (hasProgressDeadline(d)) {
           d.status ??= {};
-          const message = `Failed to create new replica set "${name}": ${e instanceof Error ? e.message : String(e)}`;
           setCondition(d.status, newCondition("Progressing", "False", Reason.failedReplicaSetCreate, message, this.now));
           await this.updateStatus().catch(() => undefined);
         }
+        this.event("Warning", Reason.failedReplicaSetCreate, message);
         throw e;
       }
     }
-    if (!alreadyExisted) this.log.info(`${this.key}: created replica set ${name} with ${replicas} replicas`);
+    if (!alreadyExisted && replicas > 0) this.event("Normal", "ScalingReplicaSet", `Scaled up replica set ${name} from 0 to ${replicas}`);
     await this.setDeploymentRevision(String(newRevision));
     if (!alreadyExisted && hasProgressDeadline(d)) {
       d.status ??= {};

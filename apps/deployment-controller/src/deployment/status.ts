@@ -3,7 +3,16 @@
 import type { Deployment, ReplicaSet } from "@orch/api";
 import { rfc3339 } from "@orch/machinery";
 import { timeOf } from "../pods.js";
-import { actualReplicas, availableReplicas, hasProgressDeadline, maxUnavailable, readyReplicas, replicasOf, specReplicas } from "./util.js";
+import {
+  actualReplicas,
+  availableReplicas,
+  hasProgressDeadline,
+  maxUnavailable,
+  readyReplicas,
+  replicasOf,
+  specReplicas,
+  terminatingReplicas,
+} from "./util.js";
 
 export type DeploymentStatus = NonNullable<Deployment["status"]>;
 export type DeploymentCondition = NonNullable<DeploymentStatus["conditions"]>[number];
@@ -82,6 +91,8 @@ export function calculateStatus(
   count(status, "readyReplicas", readyReplicas(allRSs));
   count(status, "availableReplicas", available);
   count(status, "unavailableReplicas", unavailable);
+  const terminating = terminatingReplicas(allRSs);
+  if (terminating !== undefined) status.terminatingReplicas = terminating;
   if (d.status?.collisionCount !== undefined) status.collisionCount = d.status.collisionCount;
   if (d.status?.conditions) status.conditions = d.status.conditions.map((c) => ({ ...c }));
   if (available >= replicasOf(d) - maxUnavailable(d)) {

@@ -67,6 +67,21 @@ export const readyReplicas = (rss: readonly (ReplicaSet | undefined)[]): number 
 export const availableReplicas = (rss: readonly (ReplicaSet | undefined)[]): number =>
   rss.reduce((n, rs) => n + (rs?.status?.availableReplicas ?? 0), 0);
 
+/**
+ * GetTerminatingReplicaCountForReplicaSets: the sum, or undefined while a replica set has not reported
+ * the count yet (a total that leaves some out would understate it).
+ */
+export function terminatingReplicas(rss: readonly (ReplicaSet | undefined)[]): number | undefined {
+  let total = 0;
+  for (const rs of rss) {
+    if (!rs) continue;
+    const n = rs.status?.terminatingReplicas;
+    if (n === undefined || n === null) return undefined;
+    total += n;
+  }
+  return total;
+}
+
 /** FilterActiveReplicaSets: those asked for at least one pod. */
 export const activeReplicaSets = (rss: readonly (ReplicaSet | undefined)[]): ReplicaSet[] =>
   rss.filter((rs): rs is ReplicaSet => rs !== undefined && replicasOf(rs) > 0);

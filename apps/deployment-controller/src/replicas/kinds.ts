@@ -7,6 +7,7 @@ import type { ReplicaKind, ReplicaStatus } from "./replica-controller.js";
 
 export const replicaSetKind: ReplicaKind<ReplicaSet> = {
   name: "replicaset",
+  component: "replicaset-controller",
   apiVersion: "apps/v1",
   kind: "ReplicaSet",
   resource: replicaSetsResource,
@@ -22,6 +23,7 @@ export const replicaSetKind: ReplicaKind<ReplicaSet> = {
 
 export const replicationControllerKind: ReplicaKind<ReplicationController> = {
   name: "replicationcontroller",
+  component: "replication-controller",
   apiVersion: "v1",
   kind: "ReplicationController",
   resource: replicationControllersResource,
@@ -34,7 +36,7 @@ export const replicationControllerKind: ReplicaKind<ReplicationController> = {
       : labelSelectorFromObject(undefined),
   template: (rc) => rc.spec.template,
   status: (rc) => (rc.status ?? {}) as ReplicaStatus,
-  setStatus: (rc, status) => {
+  setStatus: (rc, { terminatingReplicas: _, ...status }) => {
     rc.status = { ...status, replicas: status.replicas ?? 0 };
   },
 };

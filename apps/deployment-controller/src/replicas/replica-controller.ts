@@ -4,7 +4,7 @@
 // behind conversion adapters, too).
 import type { Pod, PodTemplateSpec } from "@orch/api";
 import { ApiError, type ApiClient, type Informer, type ResourceRef, isNotFound, keyOf, splitKey } from "@orch/client";
-import { type ControllerAppContext, type Logger, writeStatus } from "@orch/controller";
+import { type ControllerAppContext, type EventRecorder, type Logger, writeStatus } from "@orch/controller";
 import { type LabelSelector, labelSelectorMatches, rfc3339 } from "@orch/machinery";
 import { PodExpectations } from "../expectations.js";
 import { CONTROLLER_UID_INDEX, NAMESPACE_INDEX } from "../indexes.js";
@@ -17,6 +17,8 @@ export interface ReplicaStatus {
   fullyLabeledReplicas?: number;
   readyReplicas?: number;
   availableReplicas?: number;
+  /** Pods being deleted that have not finished (Kubernetes 1.33); ReplicationControllers do not report it. */
+  terminatingReplicas?: number;
   observedGeneration?: number;
   conditions?: Array<{ type: string; status: string; lastTransitionTime?: string; reason?: string; message?: string }>;
 }
@@ -25,6 +27,8 @@ export interface ReplicaStatus {
 export interface ReplicaKind<T extends Owned> {
   /** Names the controller and its log lines: `replicaset`, `replicationcontroller`. */
   name: string;
+  /** The source of its events, as Kubernetes names the controller: `replicaset-controller`, `replication-controller`. */
+  component: string;
   apiVersion: string;
   kind: string;
   resource: ResourceRef;
@@ -43,7 +47,7 @@ const BURST_REPLICAS = 500;
 const SLOW_START_INITIAL_BATCH = 1;
 
 export interface ReplicaControllerOptions<T extends Owned> {
-  app: Pick<ControllerAppContext, "client" | "log" | "runController" | "signal">;
+  app: Pick<ControllerAppContext, "client" | "log" | "runController" | "signal" | "eventRecorder">;
   kind: ReplicaKind<T>;
   owners: Informer<T>;
   pods: Informer<Pod>;
@@ -82,6 +86,7 @@ class ReplicaManager<T extends Owned> {
   private readonly expectations: PodExpectations;
   private readonly costAnnotation: string;
   private readonly now: () => number;
+  private readonly recorder: EventRecorder;
 
   constructor(options: ReplicaControllerOptions<T>) {
     this.client = options.app.client;
@@ -92,6 +97,12 @@ class ReplicaManager<T extends Owned> {
     this.costAnnotation = options.podDeletionCostAnnotation;
     this.now = options.now ?? Date.now;
     this.expectations = new PodExpectations(options.pods, this.now);
+    this.recorder = options.app.eventRecorder(options.kind.component);
+  }
+
+  /** An event about `owner`, as RealPodControl records them. */
+  private event(owner: T, type: "Normal" | "Warning", reason: string, message: string): void {
+    this.recorder.event({ apiVersion: this.kind.apiVersion, kind: this.kind.kind, metadata: owner.metadata }, type, reason, message);
   }
 
   /** The controllers a pod event concerns: its owner of this kind, or for an orphan every one whose selector matches. */
@@ -154,6 +165,7 @@ class ReplicaManager<T extends Owned> {
     }
 
     const status = this.calculateStatus(owner, current, owned.length, manageError);
+    status.terminatingReplicas = this.terminatingPods(owner, selector);
     // observedGeneration says "the pods match this spec": only true once this sync managed them.
     if (inSync) status.observedGeneration = owner.metadata.generation;
     let stored: T;
@@ -190,8 +202,12 @@ class ReplicaManager<T extends Owned> {
         victims.map(async (pod) => {
           try {
             await this.client.delete(podsResource, pod.metadata.name ?? "", { namespace: pod.metadata.namespace });
+            this.event(owner, "Normal", "SuccessfulDelete", `Deleted pod: ${pod.metadata.name}`);
           } catch (e) {
-            if (!isNotFound(e)) throw e;
+            if (!isNotFound(e)) {
+              this.event(owner, "Warning", "FailedDelete", `Error deleting: ${asError(e).message}`);
+              throw e;
+            }
           }
           this.expectations.deleted(key, pod);
           deleted.add(pod);
@@ -234,12 +250,29 @@ class ReplicaManager<T extends Owned> {
       spec: structuredClone(template?.spec),
     };
     try {
-      return await this.client.create<Pod>(podsResource, pod as Pod);
+      const created = await this.client.create<Pod>(podsResource, pod as Pod);
+      this.event(owner, "Normal", "SuccessfulCreate", `Created pod: ${created.metadata.name}`);
+      return created;
     } catch (e) {
       // Nothing can be created in a namespace being deleted, and nothing needs to be.
       if (e instanceof ApiError && e.causes.some((c) => c.reason === "NamespaceTerminating")) return undefined;
+      this.event(owner, "Warning", "FailedCreate", `Error creating: ${asError(e).message}`);
       throw e;
     }
+  }
+
+  /**
+   * FilterTerminatingPods and FilterClaimedPods: pods of this owner being deleted and not finished. They
+   * no longer count as replicas, but still run until their grace period ends.
+   */
+  private terminatingPods(owner: T, selector: LabelSelector): number {
+    let count = 0;
+    for (const pod of this.pods.byIndex(CONTROLLER_UID_INDEX, owner.metadata.uid ?? "")) {
+      const phase = pod.status?.phase;
+      if (!pod.metadata.deletionTimestamp || phase === "Succeeded" || phase === "Failed") continue;
+      if (pod.metadata.namespace === owner.metadata.namespace && labelSelectorMatches(selector, pod.metadata.labels ?? {})) count++;
+    }
+    return count;
   }
 
   /** Active pods of this owner and of the owners sharing its controller (getIndirectlyRelatedPods). */

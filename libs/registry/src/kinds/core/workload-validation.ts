@@ -101,6 +101,7 @@ interface ReplicaStatus {
   fullyLabeledReplicas?: number;
   readyReplicas?: number;
   availableReplicas?: number;
+  terminatingReplicas?: number;
   observedGeneration?: number;
 }
 
@@ -109,7 +110,14 @@ export function validateReplicaStatus(status: ReplicaStatus | undefined): FieldE
   const s = status ?? {};
   const at = FieldPath.root("status");
   const errs: FieldError[] = [];
-  for (const f of ["replicas", "fullyLabeledReplicas", "readyReplicas", "availableReplicas", "observedGeneration"] as const) {
+  for (const f of [
+    "replicas",
+    "fullyLabeledReplicas",
+    "readyReplicas",
+    "availableReplicas",
+    "terminatingReplicas",
+    "observedGeneration",
+  ] as const) {
     errs.push(...nonNegative(s[f], at.child(f)));
   }
   const replicas = s.replicas ?? 0;
@@ -141,6 +149,7 @@ export function validateDeploymentStatus(status: DeploymentStatus | undefined, o
     "readyReplicas",
     "availableReplicas",
     "unavailableReplicas",
+    "terminatingReplicas",
   ] as const) {
     errs.push(...nonNegative(s[f], at.child(f)));
   }
