@@ -36,7 +36,9 @@ import {
 import { CONTROLLER_APPS, controllerUser, ensureBootstrapPolicy } from "./authz/bootstrap-policy.js";
 import { natsConnectOptions } from "@orch/bus-access";
 import { BusAuthorizationWriter } from "./controllers/bus-authorization.js";
-import { DefaultServiceAccounts } from "./controllers/default-service-accounts.js";
+import { defaultServiceAccount } from "./controllers/default-service-accounts.js";
+import { InEveryNamespace } from "./controllers/in-every-namespace.js";
+import { rootCaConfigMap } from "./controllers/root-ca-publisher.js";
 import { ClusterRoleAggregator } from "./controllers/cluster-role-aggregation.js";
 import { RbacAuthorizer } from "./authz/rbac-authorizer.js";
 import { createApp } from "./http/app.js";
@@ -72,7 +74,7 @@ export interface RunningApiserver {
  * (`kube-system`, `kube-public`, `kube-node-lease` under the kubernetes profile; `orch-…` under orch's).
  */
 async function ensureSystemNamespaces(storage: Storage, profile: NamingProfile): Promise<void> {
-  const prefix = profile.name === "kubernetes" ? "kube" : "orch";
+  const prefix = profile.systemPrefix;
   for (const name of ["default", `${prefix}-system`, `${prefix}-public`, `${prefix}-node-lease`]) {
     const ns: ObjectHeader = {
       apiVersion: "v1",
@@ -244,12 +246,12 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     systemContext,
     log.child("event-ttl"),
   );
-  const defaultServiceAccounts = new DefaultServiceAccounts(
-    storage,
-    storeFor(registry.lookup("", "v1", "namespaces")!),
-    storeFor(registry.lookup("", "v1", "serviceaccounts")!),
-    systemContext,
-    log.child("default-service-accounts"),
+  const inEveryNamespace = [
+    defaultServiceAccount(storeFor(registry.lookup("", "v1", "serviceaccounts")!)),
+    rootCaConfigMap(storeFor(registry.lookup("", "v1", "configmaps")!), config.profile, pki.caPem),
+  ].map(
+    (object) =>
+      new InEveryNamespace(storage, storeFor(registry.lookup("", "v1", "namespaces")!), object, systemContext, log.child(object.name)),
   );
   const endpointsController = new EndpointsController(storage, serviceStores, config.profile, systemContext, log.child("endpoints"));
   // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
@@ -307,7 +309,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
         garbageCollector.stop(),
         webhookConfigurations.stop(),
         eventTtl.stop(),
-        defaultServiceAccounts.stop(),
+        ...inEveryNamespace.map((c) => c.stop()),
         endpointsController.stop(),
         aggregator.stop(),
         busAuthorization?.stop(),

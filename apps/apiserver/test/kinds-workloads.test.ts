@@ -890,27 +890,19 @@ describe("Pod spec: probes and other fields", () => {
     );
   });
 
-  it("hostname, subdomain, nodeName, serviceAccountName, priorityClassName, nodeSelector, activeDeadlineSeconds", async () => {
+  // serviceAccountName is checked on pod templates: a pod's account must exist, which admission asks first (403).
+  it("hostname, subdomain, nodeName, priorityClassName, nodeSelector, activeDeadlineSeconds", async () => {
     await refused(
       PODS(),
       pod(unique("p"), (s) => {
         s.hostname = "a.b";
         s.subdomain = "Sub";
         s.nodeName = "Node_1";
-        s.serviceAccountName = "Bad_SA";
         s.priorityClassName = "High!";
         s.nodeSelector = { "disk/type/x": "ssd" };
         s.activeDeadlineSeconds = 0;
       }),
-      [
-        "spec.nodeSelector",
-        "spec.serviceAccountName",
-        "spec.nodeName",
-        "spec.activeDeadlineSeconds",
-        "spec.hostname",
-        "spec.subdomain",
-        "spec.priorityClassName",
-      ],
+      ["spec.nodeSelector", "spec.nodeName", "spec.activeDeadlineSeconds", "spec.hostname", "spec.subdomain", "spec.priorityClassName"],
     );
   });
 

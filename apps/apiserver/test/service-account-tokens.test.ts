@@ -147,6 +147,7 @@ describe("TokenRequest", () => {
     expect(kind.status).toBe(400);
     expect(kind.body.message).toBe("cannot bind token to object of type apps/v1, Kind=Deployment");
 
+    await account(ns, "other");
     const pod = await t.api.post(`/api/v1/namespaces/${ns}/pods`, {
       apiVersion: "v1",
       kind: "Pod",

@@ -11,6 +11,8 @@ export interface NamingProfile {
   wellKnownDomain: string;
   /** `x-orch` or `x-kubernetes`: prefix of OpenAPI schema extensions. */
   extensionPrefix: "x-orch" | "x-kubernetes";
+  /** `orch` or `kube`: prefix of the system namespaces and objects (`kube-system`, `kube-root-ca.crt`). */
+  systemPrefix: "orch" | "kube";
   group(prefix: string): string;
   signers: { apiserverClient: string; apiserverClientNodeAgent: string; nodeAgentServing: string; legacyUnknown: string };
   /** How node agents are named in client certificates: their group and the user-name prefix before the node name. */
@@ -32,6 +34,7 @@ export function namingProfile(name: ProfileName = "orch"): NamingProfile {
     apiDomain,
     wellKnownDomain,
     extensionPrefix: orch ? "x-orch" : "x-kubernetes",
+    systemPrefix: orch ? "orch" : "kube",
     group: (prefix) => `${prefix}.${apiDomain}`,
     signers: orch
       ? {

@@ -34,7 +34,9 @@ describe("kubectl with ConfigMaps and Events", () => {
     expect(stored.data).toEqual({ "app.properties": "color=blue\nsize=3\n", mode: "fast" });
     const table = (await ok("-n", "cm", "get", "configmaps")).split("\n");
     expect(table[0]).toMatch(/^NAME\s+DATA\s+AGE$/);
-    expect(table[1]).toMatch(/^settings\s+2\s+\d+s$/);
+    // Beside the cluster CA every namespace holds (orch-root-ca.crt), sorted by name.
+    expect(table[1]).toMatch(/^orch-root-ca\.crt\s+1\s+\d+s$/);
+    expect(table[2]).toMatch(/^settings\s+2\s+\d+s$/);
   });
 
   it("prints events with LAST SEEN, TYPE, REASON, OBJECT, MESSAGE", async () => {

@@ -2,6 +2,7 @@
 // its registry: mutating admission before the strategy prepares and validates an object, validating
 // admission after. What runs there (webhooks) is the apiserver's; the store only says when.
 import type { ObjectHeader } from "@orch/api";
+import { type GroupResource, type StatusError, errors } from "@orch/machinery";
 import type { KindDefinition, RequestContext } from "./kind.js";
 
 export interface GroupVersionKind {
@@ -44,4 +45,12 @@ export interface AdmissionHook {
   mutate(attributes: AdmissionAttributes): Promise<ObjectHeader | undefined>;
   /** Validating admission: resolves when every matching webhook allowed the request, else throws a StatusError. */
   validate(attributes: AdmissionAttributes): Promise<void>;
+}
+
+/**
+ * An admission plugin's refusal (Kubernetes' admission.NewForbidden): the object is named by its name,
+ * else its generateName (a generated name does not exist yet), else "Unknown".
+ */
+export function forbiddenByAdmission(gr: GroupResource, obj: ObjectHeader, why: string): StatusError {
+  return errors.forbidden(gr, obj.metadata.name || obj.metadata.generateName || "Unknown", why);
 }

@@ -51,6 +51,12 @@ export interface Strategy<T extends ObjectHeader = ObjectHeader> {
   defaults?: (obj: T) => void;
 
   // ---- create and update ----
+  /**
+   * Built-in mutating admission on create (Kubernetes' ServiceAccount and Priority plugins): runs
+   * after the namespace is checked and before mutating webhooks, so webhooks and validation see what it
+   * filled in. May change `obj`; throws a StatusError (usually 403) to refuse.
+   */
+  admitCreate?: (obj: T, ctx: RequestContext, cluster: ClusterReader) => Promise<void>;
   /** Normalises a new object before validation (e.g. clears status, fills server-set fields). */
   prepareForCreate?: (obj: T, ctx: RequestContext) => void;
   /** Normalises an update: copy back what this endpoint may not change. */

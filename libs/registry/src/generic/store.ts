@@ -45,7 +45,7 @@ import type { NamespacePhases } from "./namespace-phases.js";
 import { readPath, writePath } from "./json-path.js";
 import { type ListOptions, type ListPlan, planList } from "./list-options.js";
 import type { WatchEvent, WatchHub, Watcher } from "./watch.js";
-import type { AdmissionAttributes, AdmissionHook, AdmissionOperation } from "./admission.js";
+import { type AdmissionAttributes, type AdmissionHook, type AdmissionOperation, forbiddenByAdmission } from "./admission.js";
 
 export type FieldValidation = "Ignore" | "Warn" | "Strict";
 
@@ -462,10 +462,9 @@ export class ResourceStore {
     const phase = await this.namespacePhase(namespace);
     if (phase === undefined) throw errors.notFound({ group: "", resource: "namespaces" }, namespace);
     if (phase === "Terminating") {
-      const name = obj.metadata.name || obj.metadata.generateName || "Unknown";
-      const forbidden = errors.forbidden(
+      const forbidden = forbiddenByAdmission(
         this.gr,
-        name,
+        obj,
         `unable to create new content in namespace ${namespace} because it is being terminated`,
       );
       throw new StatusError({
@@ -663,6 +662,11 @@ export class ResourceStore {
   async createObject(namespace: string, requested: ObjectHeader, ctx: RequestContext, options: WriteOptions): Promise<WriteResult> {
     this.placeInNamespace(requested, namespace);
     const admitting = this.deps.admission?.handles(this.kind) === true;
+    if (this.kind.strategy.admitCreate) {
+      // NamespaceLifecycle comes before every other admission plugin.
+      await this.checkNamespace(namespace, requested);
+      await this.kind.strategy.admitCreate(requested, ctx, this.cluster);
+    }
     // Mutating admission sees the object as the client sent it, before the server fills in its fields.
     const obj = admitting ? await this.mutateOnCreate(namespace, requested, ctx, options) : requested;
     const meta = obj.metadata;

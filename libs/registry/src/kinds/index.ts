@@ -51,7 +51,7 @@ export function builtinKinds(profile: NamingProfile, services: KindServices = {}
     endpoints(),
     endpointSlices(profile),
     serviceAccounts(profile, services.tokens),
-    pods(),
+    pods(profile),
     nodes(profile),
     podTemplates(),
     replicationControllers(),

@@ -1,10 +1,11 @@
 // Pod (core/v1).
-import { type Pod as PodObject, Pod, defaultPod } from "@orch/api";
+import { type NamingProfile, type Pod as PodObject, Pod, defaultPod } from "@orch/api";
 import { type FieldError, fieldError } from "@orch/machinery";
 import type { KindDefinition, Strategy } from "../../generic/kind.js";
 import { AGE, at, column, defineKind, statusSubresource } from "../../generic/define.js";
 import { emptyPodSpec, podSpecPath, validateContainersOnlyForPod, validatePodSpec, validatePodSpecUpdate } from "./pod-spec-validation.js";
 import { evictionAction } from "./pod-eviction.js";
+import { podServiceAccountAdmission } from "./pod-service-account-admission.js";
 import { podWarnings } from "./pod-warnings.js";
 import { podNameWarning } from "./workload-validation.js";
 
@@ -40,20 +41,20 @@ function podGracePeriod(pod: PodObject, requested: number | undefined): number {
   return period < 0 ? 1 : period;
 }
 
-const main: Strategy<PodObject> = {
+const podStrategy = (profile: NamingProfile): Strategy<PodObject> => ({
   defaults: defaultPod,
+  admitCreate: podServiceAccountAdmission(profile),
   validate: validatePodCreate,
   validateUpdate: (obj, old) => [...validatePod(obj), ...validatePodSpecUpdate(specOf(obj), specOf(old))],
   // Kubernetes skips warnings on pod updates (a controllers' hot path).
   warnings: (obj, old) =>
     old ? [] : [...podNameWarning(obj.metadata.name, "the Pod's hostname"), ...podWarnings(specOf(obj), obj.metadata)],
   gracePeriod: podGracePeriod,
-};
+});
 
-const podStatus = statusSubresource(main, () => ({ phase: "Pending" }));
-
-export const pods = (): KindDefinition =>
-  defineKind({
+export const pods = (profile: NamingProfile): KindDefinition => {
+  const podStatus = statusSubresource(podStrategy(profile), () => ({ phase: "Pending" }));
+  return defineKind({
     group: "",
     version: "v1",
     kind: "Pod",
@@ -95,3 +96,4 @@ export const pods = (): KindDefinition =>
       column("Node", "string", (o) => at(o, "spec.nodeName"), 1),
     ],
   });
+};
