@@ -35,7 +35,8 @@ const gatewaySchema = {
         code: { type: "string", pattern: "^[[:alpha:]]+\\z" },
         address: { type: "string" },
         network: { type: "string" },
-        hostname: { type: "string" },
+        // Bounded, as Kubernetes requires: validate() on an unbounded string is estimated over the cost limit.
+        hostname: { type: "string", maxLength: 253 },
         url: { type: "string" },
         tags: { type: "array", items: { type: "string" }, "x-orch-list-type": "set" },
         immutable: {

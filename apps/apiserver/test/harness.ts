@@ -339,7 +339,16 @@ export async function defineOpenKind(api: Client): Promise<{ path: string; apiVe
     },
   });
   if (created.status !== 201) throw new Error(`creating the CRD: ${created.status} ${created.text}`);
-  const crd = created.body;
+  const path = `/apis/${group}/v1/namespaces/default/things`;
+  await establishCrd(api, crds, created.body, path);
+  return { path, apiVersion: `${group}/v1`, kind: "Thing" };
+}
+
+/**
+ * Marks a created CRD (the body the create answered) NamesAccepted and Established through /status, as
+ * the crd-controller would, and waits until `servedPath` answers.
+ */
+export async function establishCrd(api: Client, crdsPath: string, crd: any, servedPath: string): Promise<void> {
   const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
   crd.status = {
     acceptedNames: crd.spec.names,
@@ -348,11 +357,9 @@ export async function defineOpenKind(api: Client): Promise<{ path: string; apiVe
       { type: "Established", status: "True", reason: "InitialNamesAccepted", message: "", lastTransitionTime: now },
     ],
   };
-  const established = await api.put(`${crds}/things.${group}/status`, crd);
+  const established = await api.put(`${crdsPath}/${crd.metadata.name}/status`, crd);
   if (established.status !== 200) throw new Error(`establishing the CRD: ${established.status} ${established.text}`);
-  const path = `/apis/${group}/v1/namespaces/default/things`;
-  for (let i = 0; i < 100 && (await api.get(path)).status !== 200; i++) await sleep(20);
-  return { path, apiVersion: `${group}/v1`, kind: "Thing" };
+  for (let i = 0; i < 100 && (await api.get(servedPath)).status !== 200; i++) await sleep(20);
 }
 
 /** Collection paths of the kinds tests use most. */

@@ -10,20 +10,52 @@ import { registerExtensionLibraries } from "./extension-libraries.js";
 import { afterCheck, aggregateLiteralIssue, beforeCheck, literalIssues } from "./kubernetes-semantics.js";
 import { type ListKind, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 import { registerQuantityAndSemver } from "./libraries.js";
+import { estimateCost } from "./cost-estimate.js";
 
 /** celconfig.PerCallLimit: the runtime cost one rule evaluation may use. */
 export const CRD_RULE_PER_CALL_COST_LIMIT = 1_000_000;
 /** celconfig.RuntimeCELCostBudget: the runtime cost all rules of one object may use together. */
 export const CRD_RULES_RUNTIME_COST_BUDGET = 10_000_000;
+/** validation.go StaticEstimatedCostLimit: the estimated cost one rule may have, times its cardinality. */
+export const CRD_RULE_ESTIMATED_COST_LIMIT = 10_000_000;
+/** validation.go StaticEstimatedCRDCostLimit: the estimated cost all rules of a CRD version may have. */
+export const CRD_ESTIMATED_COST_LIMIT = 100_000_000;
+/** celconfig.MaxRequestSizeBytes: the largest request, which bounds unbounded lists, maps and strings. */
+export const CEL_MAX_REQUEST_SIZE_BYTES = 3 * 1024 * 1024;
+
+/**
+ * How many times a rule can run in one object when a list or map above it is unbounded
+ * (compilation.go maxCardinality): as many values of its node's smallest size as fit in a request.
+ */
+export const celMaxCardinality = (minSerializedSize: number): number => Math.floor(CEL_MAX_REQUEST_SIZE_BYTES / (minSerializedSize + 1));
+
+/** validation.go getCostErrorMessage, word for word (Go's %f and %.1f). */
+export function celCostErrorMessage(costName: string, cost: number, limit: number): string {
+  const exceed = cost / limit;
+  const f = exceed > 100 ? "more than 100x" : exceed < 1.5 ? `${exceed.toFixed(6)}x` : `${exceed.toFixed(1)}x`;
+  return `${costName} exceeds budget by factor of ${f} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
+}
 
 /** The CEL type of a schema node (apiserver/pkg/cel/common.SchemaDeclType). */
-export type RuleType =
-  /** `preservesUnknownFields`: fields beyond `fields` are kept for equality (not selectable). */
-  | { readonly kind: "object"; readonly fields: readonly RuleField[]; readonly preservesUnknownFields?: boolean }
-  | { readonly kind: "map"; readonly value: RuleType }
-  /** `listKind`: x-kubernetes-list-type set or map (with the escaped key names); atomic when absent. */
-  | { readonly kind: "list"; readonly item: RuleType; readonly listKind?: ListKind }
-  | { readonly kind: "int" | "double" | "string" | "bool" | "bytes" | "timestamp" | "duration" | "dyn" };
+export type RuleType = RuleTypeSize &
+  (
+    | /** `preservesUnknownFields`: fields beyond `fields` are kept for equality (not selectable). */
+    { readonly kind: "object"; readonly fields: readonly RuleField[]; readonly preservesUnknownFields?: boolean }
+    | { readonly kind: "map"; readonly value: RuleType }
+    /** `listKind`: x-kubernetes-list-type set or map (with the escaped key names); atomic when absent. */
+    | { readonly kind: "list"; readonly item: RuleType; readonly listKind?: ListKind }
+    | { readonly kind: "int" | "double" | "string" | "bool" | "bytes" | "timestamp" | "duration" | "dyn" }
+  );
+
+/**
+ * The sizes Kubernetes' cost estimate reads from a DeclType: the most elements (items, properties,
+ * bytes) a value can have, from maxItems/maxProperties/maxLength or what fits in a request; and the
+ * smallest JSON serialization of a value. Absent: 0, as for Kubernetes' scalar types.
+ */
+export interface RuleTypeSize {
+  readonly maxElements?: number;
+  readonly minSerializedSize?: number;
+}
 
 /** A member of an object type, by its JSON name; CEL sees it under its escaped name. */
 export interface RuleField {
@@ -200,6 +232,8 @@ class TypeSet {
       env.registerType(name, { ctor: this.classes.get(t)!, fields });
       // cel-go compares objects of a schema type field by field (self == oldSelf).
       env.registerOperator(`${name} == ${name}`, celEquals);
+      // cel-go lets null compare with an object type (`self.spec == null`); an object is never null.
+      env.registerOperator(`${name} == null`, (a: unknown) => a === null);
     }
   }
 
@@ -291,6 +325,10 @@ export interface CompiledCrdRule {
   /** `Required` when the rule is empty; `Invalid` for parse, type and result-type errors. */
   readonly error?: { type: "Required" | "Invalid"; detail: string };
   readonly messageExpressionError?: string;
+  /** The estimated worst-case cost of one evaluation (cel-go's EstimateCost max); 0 when it did not compile. */
+  readonly maxCost: number;
+  /** The same for the messageExpression, when there is one that compiled. */
+  readonly messageExpressionMaxCost?: number;
   /** The rule refers to `oldSelf`: a transition rule. */
   readonly usesOldSelf: boolean;
   readonly hasMessageExpression: boolean;
@@ -407,6 +445,7 @@ export function compileCrdRules(type: RuleType, rules: readonly CrdRule[]): Comp
     const env = envs.env(optional);
     const failed = (error: CompiledCrdRule["error"], usesOldSelf = false): CompiledCrdRule => ({
       ...(error ? { error } : {}),
+      maxCost: 0,
       usesOldSelf,
       hasMessageExpression: false,
       evaluate: () => ({ ok: true, value: true, cost: 0 }),
@@ -426,6 +465,8 @@ export function compileCrdRules(type: RuleType, rules: readonly CrdRule[]): Comp
       else message = m.parsed;
     }
     return {
+      maxCost: estimateCost(compiled.parsed.ast, type).max,
+      ...(message ? { messageExpressionMaxCost: estimateCost(message.ast, type).max } : {}),
       usesOldSelf,
       hasMessageExpression: message !== undefined,
       ...(messageExpressionError ? { messageExpressionError } : {}),

@@ -16,6 +16,11 @@ export {
 export { Quantity, QuantityError } from "./quantity.js";
 export { Semver, SemverError } from "./semver.js";
 export {
+  CEL_MAX_REQUEST_SIZE_BYTES,
+  CRD_ESTIMATED_COST_LIMIT,
+  CRD_RULE_ESTIMATED_COST_LIMIT,
+  celCostErrorMessage,
+  celMaxCardinality,
   CRD_RULE_PER_CALL_COST_LIMIT,
   CRD_RULES_RUNTIME_COST_BUDGET,
   compileCelExpression,
@@ -27,6 +32,7 @@ export {
   type RuleEvaluation,
   type RuleField,
   type RuleType,
+  type RuleTypeSize,
 } from "./crd-rules.js";
 export { compileRegexp, regexpFind, regexpFindAll, regexpMatches, type CompiledRegexp } from "./re2.js";
 export { celEquals, concatLists, type ListKind } from "./values.js";

@@ -4,11 +4,13 @@
 // they are list-type map (by their keys); transition rules run only when there is an old value
 // (unless optionalOldSelf); all rules of one object share one runtime cost budget.
 import {
+  CEL_MAX_REQUEST_SIZE_BYTES,
   CRD_RULE_PER_CALL_COST_LIMIT,
   CRD_RULES_RUNTIME_COST_BUDGET,
   type CompiledCrdRule,
   type RuleField,
   type RuleType,
+  celMaxCardinality,
   compileCrdRules,
   escapeFieldName,
 } from "@orch/cel";
@@ -16,7 +18,9 @@ import { type FieldError, FieldPath, fieldError, jsonEqual } from "@orch/machine
 import { validFieldPath } from "./field-path.js";
 import { type SchemaNode, additionalSchema, isPlainObject } from "./structural.js";
 
-const stringType: RuleType = { kind: "string" };
+/** What an unbounded string may hold: a whole request but its quotes (estimateMaxStringLengthPerRequest). */
+const unboundedLength = CEL_MAX_REQUEST_SIZE_BYTES - 2;
+const stringType: RuleType = { kind: "string", maxElements: unboundedLength, minSerializedSize: 2 };
 
 /** The fields every resource root (and embedded resource) shows to rules: TypeMeta and two of ObjectMeta. */
 const typeAndObjectMeta: RuleField[] = [
@@ -30,60 +34,87 @@ const typeAndObjectMeta: RuleField[] = [
         { name: "name", type: stringType },
         { name: "generateName", type: stringType },
       ],
+      minSerializedSize: 2,
     },
   },
 ];
 
-/** SchemaDeclType: the CEL type of a schema node, undefined where rules cannot see the value. */
+const nonNegative = (n: number | undefined): number | undefined => (n === undefined ? undefined : Math.max(0, n));
+
+/**
+ * SchemaDeclType: the CEL type of a schema node, undefined where rules cannot see the value. Sizes are
+ * Kubernetes' (apiserver/pkg/cel/common/schemas.go): a declared maxItems/maxProperties/maxLength, or
+ * what fits in a request of CEL_MAX_REQUEST_SIZE_BYTES; they drive the cost estimate at CRD create.
+ */
 export function ruleTypeOf(s: SchemaNode, resourceRoot = false): RuleType | undefined {
-  if (s.intOrString) return { kind: "dyn" };
+  if (s.intOrString) return { kind: "dyn", maxElements: unboundedLength, minSerializedSize: 1 };
   const resource = resourceRoot || s.embeddedResource;
   switch (s.type) {
     case "array": {
       const item = s.items ? ruleTypeOf(s.items) : undefined;
       if (!item) return undefined;
+      const maxElements = nonNegative(s.raw.maxItems) ?? Math.floor(unboundedLength / ((item.minSerializedSize ?? 0) + 1));
+      const sized = { maxElements, minSerializedSize: 2 };
       // Set and map lists compare and concatenate by their list type in CEL (values.go).
-      if (s.listType === "set") return { kind: "list", item, listKind: { type: "set" } };
+      if (s.listType === "set") return { kind: "list", item, listKind: { type: "set" }, ...sized };
       if (s.listType === "map") {
         const keys = s.listMapKeys.map((k) => escapeFieldName(k) ?? k);
-        return { kind: "list", item, listKind: { type: "map", keys } };
+        return { kind: "list", item, listKind: { type: "map", keys }, ...sized };
       }
-      return { kind: "list", item };
+      return { kind: "list", item, ...sized };
     }
     case "object": {
       const values = additionalSchema(s);
       if (values) {
         const value = ruleTypeOf(values);
-        return value ? { kind: "map", value } : undefined;
+        if (!value) return undefined;
+        const maxElements = nonNegative(s.raw.maxProperties) ?? Math.floor(unboundedLength / ((value.minSerializedSize ?? 0) + 6));
+        return { kind: "map", value, maxElements, minSerializedSize: 2 };
       }
       const fields: RuleField[] = [];
+      const required = new Set(s.raw.required ?? []);
+      let minSerializedSize = 2;
       for (const [name, prop] of s.properties) {
         if (resource && (name === "apiVersion" || name === "kind" || name === "metadata")) continue;
         const type = ruleTypeOf(prop);
-        if (type && escapeFieldName(name)) fields.push({ name, type });
+        if (!type) continue;
+        if (escapeFieldName(name)) fields.push({ name, type });
+        // A required field without a default is in every serialization: "name":value, plus a comma.
+        if (required.has(name) && !prop.hasDefault) minSerializedSize += name.length + (type.minSerializedSize ?? 0) + 4;
       }
       if (resource) fields.push(...typeAndObjectMeta);
       // Unknown fields are not selectable (Kubernetes: "undefined field"), but take part in equality.
-      return s.preserveUnknownFields ? { kind: "object", fields, preservesUnknownFields: true } : { kind: "object", fields };
+      return s.preserveUnknownFields
+        ? { kind: "object", fields, preservesUnknownFields: true, minSerializedSize }
+        : { kind: "object", fields, minSerializedSize };
     }
-    case "string":
+    case "string": {
+      const maxLength = nonNegative(s.raw.maxLength);
       switch (s.raw.format) {
         case "byte":
-          return { kind: "bytes" };
+          return { kind: "bytes", maxElements: maxLength ?? unboundedLength, minSerializedSize: 2 };
         case "duration":
-          return { kind: "duration" };
+          return { kind: "duration", maxElements: 32, minSerializedSize: 3 };
         case "date":
+          return { kind: "timestamp", maxElements: 12, minSerializedSize: 12 };
         case "date-time":
-          return { kind: "timestamp" };
-        default:
-          return stringType;
+          return { kind: "timestamp", maxElements: 32, minSerializedSize: 21 };
+        default: {
+          // maxLength counts characters, the estimate bytes: up to four per character in UTF-8.
+          const enumLength = s.raw.enum?.length
+            ? Math.max(0, ...s.raw.enum.map((v) => (typeof v === "string" ? Buffer.byteLength(v) : 0)))
+            : undefined;
+          const maxElements = maxLength !== undefined ? maxLength * 4 : (enumLength ?? unboundedLength);
+          return { kind: "string", maxElements, minSerializedSize: 2 };
+        }
       }
+    }
     case "boolean":
-      return { kind: "bool" };
+      return { kind: "bool", minSerializedSize: 4 };
     case "number":
-      return { kind: "double" };
+      return { kind: "double", minSerializedSize: 1 };
     case "integer":
-      return { kind: "int" };
+      return { kind: "int", minSerializedSize: 1 };
     default:
       return undefined;
   }
@@ -92,6 +123,8 @@ export function ruleTypeOf(s: SchemaNode, resourceRoot = false): RuleType | unde
 /** The compiled rules of one node with their field paths, or the reason they cannot run. */
 interface NodeRules {
   rules: readonly CompiledCrdRule[];
+  /** How often the rules can run in one object under an unbounded list or map (celMaxCardinality). */
+  maxCardinality: number;
   /** `fieldPath` of each rule, resolved (undefined: report at the node). */
   fieldPaths: readonly (string | undefined)[];
   initError?: string;
@@ -107,12 +140,14 @@ export function rulesOf(s: SchemaNode, resourceRoot = false): NodeRules {
   if (!type) {
     known = {
       rules: [],
+      maxCardinality: 0,
       fieldPaths: [],
       initError: `rule declared on schema that does not support validation rules type: '${s.type}' x-kubernetes-preserve-unknown-fields: '${s.preserveUnknownFields}'`,
     };
   } else {
     known = {
       rules: compileCrdRules(type, s.validations),
+      maxCardinality: celMaxCardinality(type.minSerializedSize ?? 0),
       fieldPaths: s.validations.map((rule) => {
         if (!rule.fieldPath) return undefined;
         const resolved = validFieldPath(rule.fieldPath, s);

@@ -3,6 +3,7 @@
 // against its node's type and is boolean, a messageExpression compiles to a string, a fieldPath names
 // a field of the node, a reason is one of the four, optionalOldSelf only on transition rules.
 import type { JSONSchemaProps } from "@orch/api";
+import { CRD_ESTIMATED_COST_LIMIT, CRD_RULE_ESTIMATED_COST_LIMIT, celCostErrorMessage } from "@orch/cel";
 import { type FieldError, type FieldPath, fieldError } from "@orch/machinery";
 import { rulesOf } from "./cel.js";
 import { validFieldPath } from "./field-path.js";
@@ -14,19 +15,75 @@ const hasLineBreaks = (text: string) => /[\n\r]/.test(text);
 
 const reasons = ["FieldValueInvalid", "FieldValueForbidden", "FieldValueRequired", "FieldValueDuplicate"];
 
-function nodeRuleErrors(s: SchemaNode, at: FieldPath, prefix: string, resourceRoot: boolean): FieldError[] {
+/** How many times a node's value can occur in one object; undefined when a list or map above is unbounded. */
+type Cardinality = number | undefined;
+
+/** The estimated cost of all rules of a schema (cel_validation.go TotalCost), and its largest parts. */
+class TotalCost {
+  total = 0;
+  readonly mostExpensive: { at: FieldPath; cost: number }[] = [];
+
+  observe(at: FieldPath, cost: number): void {
+    this.total = Math.min(this.total + cost, 2 ** 64);
+    // Rules under 1% of the limit are not named.
+    if (cost < CRD_ESTIMATED_COST_LIMIT / 100) return;
+    this.mostExpensive.push({ at, cost });
+    this.mostExpensive.sort((a, b) => b.cost - a.cost);
+    this.mostExpensive.splice(4);
+  }
+}
+
+/** extractMaxElements: how many values a node holds for each of its own occurrences. */
+function maxElements(s: SchemaNode): Cardinality {
+  if (s.type === "object") return s.raw.additionalProperties !== undefined ? nonNegative(s.raw.maxProperties) : 1;
+  if (s.type === "array") return nonNegative(s.raw.maxItems);
+  return 1;
+}
+
+const nonNegative = (n: number | undefined) => (n === undefined ? undefined : Math.max(0, n));
+const times = (a: Cardinality, b: Cardinality): Cardinality => (a === undefined || b === undefined ? undefined : Math.min(a * b, 2 ** 64));
+
+function nodeRuleErrors(
+  s: SchemaNode,
+  at: FieldPath,
+  prefix: string,
+  resourceRoot: boolean,
+  cardinality: Cardinality,
+  totalCost: TotalCost,
+): FieldError[] {
   if (s.validations.length === 0) return [];
   const errs: FieldError[] = [];
   const list = at.child(`${prefix}-validations`);
-  const { rules, initError } = rulesOf(s, resourceRoot);
+  const { rules, initError, maxCardinality } = rulesOf(s, resourceRoot);
   if (initError) return [fieldError.invalid(list, s.validations, initError)];
   s.validations.forEach((rule, i) => {
     const compiled = rules[i];
     const ruleAt = list.index(i);
+    // validation.go: a rule's estimated cost, times how often it can run, against the per-rule limit.
+    const cost = Math.min((compiled?.maxCost ?? 0) * (cardinality ?? maxCardinality), 2 ** 64);
+    if (cost > CRD_RULE_ESTIMATED_COST_LIMIT) {
+      errs.push(
+        fieldError.forbidden(ruleAt.child("rule"), celCostErrorMessage("estimated rule cost", cost, CRD_RULE_ESTIMATED_COST_LIMIT)),
+      );
+    }
+    totalCost.observe(ruleAt.child("rule"), cost);
     if (compiled?.error?.type === "Required") errs.push(fieldError.required(ruleAt.child("rule"), compiled.error.detail));
     else if (compiled?.error) errs.push(fieldError.invalid(ruleAt.child("rule"), rule, compiled.error.detail));
     if (compiled?.messageExpressionError)
       errs.push(fieldError.invalid(ruleAt.child("messageExpression"), rule, compiled.messageExpressionError));
+    else if (compiled?.messageExpressionMaxCost !== undefined) {
+      // Kubernetes prices a messageExpression once, without the cardinality.
+      const messageCost = compiled.messageExpressionMaxCost;
+      if (messageCost > CRD_RULE_ESTIMATED_COST_LIMIT) {
+        errs.push(
+          fieldError.forbidden(
+            ruleAt.child("messageExpression"),
+            celCostErrorMessage("estimated messageExpression cost", messageCost, CRD_RULE_ESTIMATED_COST_LIMIT),
+          ),
+        );
+      }
+      totalCost.observe(ruleAt.child("messageExpression"), messageCost);
+    }
     // One else-if chain, as validation.go v1.32 has it: a multi-line rule must say what it checks.
     const message = rule.message ?? "";
     if (rule.rule.trim() === "") {
@@ -55,19 +112,41 @@ function nodeRuleErrors(s: SchemaNode, at: FieldPath, prefix: string, resourceRo
   return errs;
 }
 
-function walk(s: SchemaNode, at: FieldPath, prefix: string, resourceRoot: boolean): FieldError[] {
-  const errs = nodeRuleErrors(s, at, prefix, resourceRoot);
-  for (const [name, prop] of s.properties) errs.push(...walk(prop, at.child("properties").key(name), prefix, prop.embeddedResource));
+function walk(
+  s: SchemaNode,
+  at: FieldPath,
+  prefix: string,
+  resourceRoot: boolean,
+  cardinality: Cardinality,
+  totalCost: TotalCost,
+): FieldError[] {
+  const errs = nodeRuleErrors(s, at, prefix, resourceRoot, cardinality, totalCost);
+  const child = times(cardinality, maxElements(s));
+  for (const [name, prop] of s.properties) {
+    errs.push(...walk(prop, at.child("properties").key(name), prefix, prop.embeddedResource, child, totalCost));
+  }
   const values = additionalSchema(s);
-  if (values) errs.push(...walk(values, at.child("additionalProperties"), prefix, values.embeddedResource));
-  if (s.items) errs.push(...walk(s.items, at.child("items"), prefix, s.items.embeddedResource));
-  s.allOf.forEach((sub, i) => errs.push(...walk(sub, at.child("allOf").index(i), prefix, resourceRoot)));
+  if (values) errs.push(...walk(values, at.child("additionalProperties"), prefix, values.embeddedResource, child, totalCost));
+  if (s.items) errs.push(...walk(s.items, at.child("items"), prefix, s.items.embeddedResource, child, totalCost));
+  s.allOf.forEach((sub, i) => errs.push(...walk(sub, at.child("allOf").index(i), prefix, resourceRoot, cardinality, totalCost)));
   return errs;
 }
 
-/** The rule errors of a whole CRD version schema; `at` is where the schema sits (…openAPIV3Schema). */
+/**
+ * The rule errors of a whole CRD version schema; `at` is where the schema sits (…openAPIV3Schema).
+ * Besides each rule's own checks, the estimated costs: per rule (times its cardinality) and in total.
+ */
 export function validateSchemaRules(schema: JSONSchemaProps, options: SchemaOptions, at: FieldPath): FieldError[] {
-  return walk(compileNode(schema, options.extensionPrefix), at, options.extensionPrefix, true);
+  const totalCost = new TotalCost();
+  const errs = walk(compileNode(schema, options.extensionPrefix), at, options.extensionPrefix, true, 1, totalCost);
+  if (totalCost.total > CRD_ESTIMATED_COST_LIMIT) {
+    for (const { at: ruleAt } of totalCost.mostExpensive) {
+      errs.push(fieldError.forbidden(ruleAt, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"));
+    }
+    const what = `${options.extensionPrefix}-validations estimated rule cost total for entire OpenAPIv3 schema`;
+    errs.push(fieldError.forbidden(at, celCostErrorMessage(what, totalCost.total, CRD_ESTIMATED_COST_LIMIT)));
+  }
+  return errs;
 }
 
 /** What a `jsonPath` (selectable field, no array notation) names in a schema: its path and type. */
