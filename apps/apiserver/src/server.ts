@@ -39,6 +39,7 @@ import { BusAuthorizationWriter } from "./controllers/bus-authorization.js";
 import { defaultServiceAccount } from "./controllers/default-service-accounts.js";
 import { InEveryNamespace } from "./controllers/in-every-namespace.js";
 import { rootCaConfigMap } from "./controllers/root-ca-publisher.js";
+import { ServiceAccountTokenSecrets } from "./controllers/service-account-token-secrets.js";
 import { ClusterRoleAggregator } from "./controllers/cluster-role-aggregation.js";
 import { RbacAuthorizer } from "./authz/rbac-authorizer.js";
 import { createApp } from "./http/app.js";
@@ -253,6 +254,18 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     (object) =>
       new InEveryNamespace(storage, storeFor(registry.lookup("", "v1", "namespaces")!), object, systemContext, log.child(object.name)),
   );
+  const tokenSecrets = new ServiceAccountTokenSecrets(
+    storage,
+    {
+      secrets: storeFor(registry.lookup("", "v1", "secrets")!),
+      cluster,
+      tokens: authentication.tokens,
+      profile: config.profile,
+      caPem: pki.caPem,
+      ctx: systemContext,
+    },
+    log.child("service-account-token-secrets"),
+  );
   const endpointsController = new EndpointsController(storage, serviceStores, config.profile, systemContext, log.child("endpoints"));
   // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
   const relay = config.bus
@@ -310,6 +323,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
         webhookConfigurations.stop(),
         eventTtl.stop(),
         ...inEveryNamespace.map((c) => c.stop()),
+        tokenSecrets.stop(),
         endpointsController.stop(),
         aggregator.stop(),
         busAuthorization?.stop(),

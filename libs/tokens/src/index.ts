@@ -11,6 +11,8 @@ export {
 export type { OpenIdConfiguration, PublicJwk } from "./discovery.js";
 export { addSigningKey, ensureKeySet, keyId, loadKeySet } from "./keys.js";
 export type { KeySet, SigningAlgorithm, SigningKey, VerifyingKey } from "./keys.js";
+export { LEGACY_ISSUER, legacyClaims, validateLegacyClaims } from "./legacy.js";
+export type { LegacyClaims } from "./legacy.js";
 export { ServiceAccountTokens } from "./tokens.js";
 export type { Authenticated, IssueRequest, IssuedToken, ServiceAccountTokensOptions } from "./tokens.js";
 export { extraKeysFor, serviceAccountUser } from "./user.js";

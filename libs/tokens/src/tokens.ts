@@ -2,6 +2,7 @@
 // apiserver's audiences, with no HTTP in it. The apiserver reads objects for it through `lookup`.
 import { type JWTPayload, SignJWT } from "jose";
 import { type Named, type ServiceAccountClaims, serviceAccountClaims } from "./claims.js";
+import { LEGACY_ISSUER, legacyClaims, validateLegacyClaims } from "./legacy.js";
 import { type OpenIdConfiguration, type PublicJwk, jwks, openIdConfiguration } from "./discovery.js";
 import type { KeySet } from "./keys.js";
 import { type ExtraKeys, type TokenUser, extraKeysFor, serviceAccountUser } from "./user.js";
@@ -23,6 +24,8 @@ export interface ServiceAccountTokensOptions {
   audiences?: readonly string[];
   lookup: ObjectLookup;
   extraKeys?: ExtraKeys;
+  /** The label Kubernetes' legacy-token cleaner sets on Secrets whose token no longer authenticates. */
+  legacyInvalidSinceLabel?: string;
   /** The clock, replaceable for tests. */
   now?: () => Date;
 }
@@ -83,13 +86,22 @@ export class ServiceAccountTokens {
     return { token, claims, expiresAt: new Date(claims.exp * 1000) };
   }
 
+  /** A legacy token for a `service-account-token` Secret: no audience, no expiry (Kubernetes' token controller). */
+  async issueLegacy(serviceAccount: Named, secretName: string): Promise<string> {
+    const { signing } = this.options.keys;
+    return new SignJWT(legacyClaims(serviceAccount, secretName) as unknown as JWTPayload)
+      .setProtectedHeader({ alg: signing.alg, kid: signing.kid })
+      .sign(signing.privateKey);
+  }
+
   /**
    * `undefined` when the token is not one of this issuer's; `error` when it is but does not (or no
    * longer) authenticate; otherwise the service account's user and the audiences it was accepted for.
    */
   async authenticate(token: string, audiences?: readonly string[]): Promise<Authenticated | { error: string } | undefined> {
-    const signed = await this.verifySignature(token);
+    const signed = (await this.verifySignature(token, this.issuer)) ?? (await this.verifySignature(token, LEGACY_ISSUER));
     if (!signed || "error" in signed) return signed;
+    if (signed.claims.iss === LEGACY_ISSUER) return this.authenticateLegacy(token, signed.claims, audiences);
     const now = this.now();
     const verified = checkClaims(signed.claims, { apiAudiences: this.audiences, audiences, now });
     if (!verified || "error" in verified) return verified;
@@ -98,15 +110,38 @@ export class ServiceAccountTokens {
     return { user: serviceAccountUser(info, this.extraKeys), audiences: verified.audiences };
   }
 
-  private async verifySignature(token: string): Promise<Signed> {
+  private async authenticateLegacy(
+    token: string,
+    claims: ServiceAccountClaims,
+    audiences: readonly string[] | undefined,
+  ): Promise<Authenticated | { error: string }> {
+    // No audience of its own: good for the apiserver's, as Kubernetes' implicit audiences.
+    const requested = audiences?.length ? audiences : this.audiences;
+    const accepted = this.audiences.filter((a) => requested.includes(a));
+    if (accepted.length === 0) {
+      const quoted = (list: readonly string[]) => `[${list.map((a) => JSON.stringify(a)).join(" ")}]`;
+      return { error: `token audiences ${quoted(this.audiences)} is invalid for the target audiences ${quoted(requested)}` };
+    }
+    const info = await validateLegacyClaims(
+      token,
+      claims as unknown as Record<string, unknown>,
+      this.options.lookup,
+      this.options.legacyInvalidSinceLabel ?? "kubernetes.io/legacy-token-invalid-since",
+    );
+    if ("error" in info) return info;
+    return { user: serviceAccountUser(info, this.extraKeys), audiences: accepted };
+  }
+
+  private async verifySignature(token: string, issuer: string): Promise<Signed> {
     const known = this.verified.get(token);
-    if (known) {
+    if (known?.iss === issuer) {
       // Most recently used last, so the oldest entry is the first to go.
       this.verified.delete(token);
       this.verified.set(token, known);
       return { claims: known };
     }
-    const signed = await verifySignature(token, this.options.keys.verifying, this.issuer);
+    if (known) return undefined;
+    const signed = await verifySignature(token, this.options.keys.verifying, issuer);
     if (signed && "claims" in signed) {
       this.verified.set(token, signed.claims);
       if (this.verified.size > VERIFIED_CAPACITY) this.verified.delete(this.verified.keys().next().value!);

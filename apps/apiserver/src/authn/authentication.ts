@@ -48,6 +48,7 @@ export function setUpAuthentication(o: AuthenticationOptions): Authentication {
     lookup: { get: (resource, namespace, name) => o.cluster.get("", resource, namespace, name) },
     // authentication.kubernetes.io/pod-name and friends, in the profile's domain.
     extraKeys: extraKeysFor(o.profile.wellKnownDomain),
+    legacyInvalidSinceLabel: `${o.profile.wellKnownDomain}/legacy-token-invalid-since`,
   });
   const serviceAccountTokens: Authenticator = ({ token, audiences }) =>
     token === undefined ? undefined : tokens.authenticate(token, audiences);

@@ -1,0 +1,123 @@
+// Kubernetes' token controller (kube-controller-manager, tokens_controller.go): a Secret of type
+// `kubernetes.io/service-account-token` that names a service account gets a long-lived token for it,
+// with the cluster CA and the namespace beside it; the Secret is deleted when its account is gone or
+// was replaced by another of the same name (the uid annotation no longer matches).
+import type { NamingProfile, ObjectHeader } from "@orch/api";
+import { type Controller, runController } from "@orch/controller";
+import type { Logger } from "@orch/log";
+import { StatusError } from "@orch/machinery";
+import type { ClusterReader, RequestContext, ResourceStore } from "@orch/registry";
+import { type Storage, StorageInformer } from "@orch/storage";
+import type { ServiceAccountTokens } from "@orch/tokens";
+
+export const SERVICE_ACCOUNT_TOKEN_TYPE = "kubernetes.io/service-account-token";
+
+type Secret = ObjectHeader & { type?: string; data?: Record<string, string> };
+
+const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
+
+export class ServiceAccountTokenSecrets {
+  private readonly informer: StorageInformer<ObjectHeader>;
+  private readonly controller: Controller;
+  private readonly nameKey: string;
+  private readonly uidKey: string;
+
+  constructor(
+    storage: Storage,
+    private readonly deps: {
+      secrets: ResourceStore;
+      cluster: ClusterReader;
+      tokens: ServiceAccountTokens;
+      profile: NamingProfile;
+      caPem: string;
+      ctx: () => RequestContext;
+    },
+    log: Logger,
+  ) {
+    this.nameKey = deps.profile.annotations.serviceAccountName;
+    this.uidKey = `${deps.profile.wellKnownDomain}/service-account.uid`;
+    this.informer = new StorageInformer(storage, { resources: ["core/secrets", "core/serviceaccounts"], log });
+    this.controller = runController({
+      name: "service-account-token-secrets",
+      reconciler: (key) => this.reconcile(key),
+      // Keyed by account (`namespace/name`): the account itself, or a token Secret naming it.
+      sources: [
+        {
+          informer: this.informer,
+          toKeys: (obj) => {
+            const namespace = obj.metadata.namespace ?? "";
+            if (obj.kind === "ServiceAccount") return [`${namespace}/${obj.metadata.name ?? ""}`];
+            const account = obj.metadata.annotations?.[this.nameKey];
+            return (obj as Secret).type === SERVICE_ACCOUNT_TOKEN_TYPE && account ? [`${namespace}/${account}`] : [];
+          },
+        },
+      ],
+      log,
+    });
+  }
+
+  private async reconcile(key: string): Promise<void> {
+    const [namespace = "", name = ""] = key.split("/");
+    const { cluster, secrets } = this.deps;
+    const account = await cluster.get("", "serviceaccounts", namespace, name);
+    const tokenSecrets = ((await cluster.list("", "secrets", namespace)) as Secret[]).filter(
+      (s) => s.type === SERVICE_ACCOUNT_TOKEN_TYPE && s.metadata.annotations?.[this.nameKey] === name && !s.metadata.deletionTimestamp,
+    );
+    for (const secret of tokenSecrets) {
+      const uid = secret.metadata.annotations?.[this.uidKey];
+      if (!account || (uid !== undefined && uid !== account.metadata.uid)) {
+        await this.ignoreGone(
+          secrets.delete(namespace, secret.metadata.name ?? "", this.deps.ctx(), { preconditions: { uid: secret.metadata.uid } }, false),
+        );
+        continue;
+      }
+      await this.fill(secret, account);
+    }
+  }
+
+  /** Token, CA and namespace where missing or stale; the account's name and uid as annotations. */
+  private async fill(secret: Secret, account: ObjectHeader): Promise<void> {
+    const namespace = secret.metadata.namespace ?? "";
+    const data = secret.data ?? {};
+    const annotations = secret.metadata.annotations ?? {};
+    const caData = b64(this.deps.caPem);
+    const complete =
+      !!data.token && data["ca.crt"] === caData && data.namespace === b64(namespace) && annotations[this.uidKey] === account.metadata.uid;
+    if (complete) return;
+    const token = data.token || b64(await this.deps.tokens.issueLegacy(account, secret.metadata.name ?? ""));
+    const name = secret.metadata.name ?? "";
+    await this.ignoreGone(
+      this.deps.secrets.update(namespace, name, undefined, this.deps.ctx(), {}, (current) => {
+        // The resourceVersion read here makes a concurrent change a conflict, retried by the queue.
+        const live = (current ?? secret) as Secret;
+        return {
+          ...live,
+          metadata: {
+            ...live.metadata,
+            annotations: {
+              ...live.metadata.annotations,
+              [this.nameKey]: account.metadata.name ?? "",
+              [this.uidKey]: account.metadata.uid ?? "",
+            },
+          },
+          data: { ...live.data, token: live.data?.token || token, "ca.crt": caData, namespace: b64(namespace) },
+        } as ObjectHeader;
+      }),
+    );
+  }
+
+  /** A Secret deleted meanwhile needs nothing more. */
+  private async ignoreGone(write: Promise<unknown>): Promise<void> {
+    try {
+      await write;
+    } catch (e) {
+      if (e instanceof StatusError && (e.code === 404 || e.code === 409)) return;
+      throw e;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.controller.stop();
+    this.informer.stop();
+  }
+}
