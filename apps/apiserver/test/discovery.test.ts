@@ -130,6 +130,7 @@ describe("aggregated discovery v2", () => {
       shortNames: ["po"],
       categories: ["all"],
       subresources: [
+        { subresource: "binding", responseKind: { group: "", version: "v1", kind: "Binding" }, verbs: ["create"] },
         { subresource: "eviction", responseKind: { group: "policy", version: "v1", kind: "Eviction" }, verbs: ["create"] },
         { subresource: "status", responseKind: { group: "", version: "v1", kind: "Pod" }, verbs: ["get", "patch", "update"] },
       ],

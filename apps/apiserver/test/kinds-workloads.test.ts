@@ -891,19 +891,37 @@ describe("Pod spec: probes and other fields", () => {
   });
 
   // serviceAccountName is checked on pod templates: a pod's account must exist, which admission asks first (403).
-  it("hostname, subdomain, nodeName, priorityClassName, nodeSelector, activeDeadlineSeconds", async () => {
+  it("hostname, subdomain, nodeName, nodeSelector, activeDeadlineSeconds", async () => {
     await refused(
       PODS(),
       pod(unique("p"), (s) => {
         s.hostname = "a.b";
         s.subdomain = "Sub";
         s.nodeName = "Node_1";
-        s.priorityClassName = "High!";
         s.nodeSelector = { "disk/type/x": "ssd" };
         s.activeDeadlineSeconds = 0;
       }),
-      ["spec.nodeSelector", "spec.nodeName", "spec.activeDeadlineSeconds", "spec.hostname", "spec.subdomain", "spec.priorityClassName"],
+      ["spec.nodeSelector", "spec.nodeName", "spec.activeDeadlineSeconds", "spec.hostname", "spec.subdomain"],
     );
+  });
+
+  it("priorityClassName: validated in templates; a pod's is resolved by the Priority admission first (403)", async () => {
+    await refused(
+      PTS(),
+      {
+        apiVersion: "v1",
+        kind: "PodTemplate",
+        metadata: { name: unique("pt") },
+        template: { spec: { ...podSpec(), priorityClassName: "High!" } },
+      },
+      ["template.spec.priorityClassName"],
+    );
+    const r = await t.api.post(
+      PODS(),
+      pod(unique("p"), (s) => (s.priorityClassName = "High!")),
+    );
+    expect(r.status).toBe(403);
+    expect(r.body.message).toMatch(/is forbidden: no PriorityClass with name High! was found$/);
   });
 
   it("tolerations: operator and effect", async () => {

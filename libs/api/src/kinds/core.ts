@@ -1062,6 +1062,12 @@ export const Pod = objectOf({
 export type Pod = v.InferOutput<typeof Pod>;
 export const PodList = listOf(Pod);
 
+/** The body of `pods/{name}/binding` (and the legacy `bindings` collection): the node a pod is bound to. */
+export const Binding = objectOf({
+  target: opt(ObjectReference, {}),
+});
+export type Binding = v.InferOutput<typeof Binding>;
+
 export const PodTemplate = objectOf({
   template: opt(PodTemplateSpec, {}),
 });

@@ -164,6 +164,17 @@ export interface ActionSubresource<T extends ObjectHeader = ObjectHeader, R exte
 export interface ActionParent {
   /** Deletes it as a DELETE with these options does (admission, preconditions, grace, finalizers). */
   delete(options: ActionDeleteOptions, dryRun: boolean): Promise<void>;
+  /**
+   * Rewrites it straight in storage, as Kubernetes' subresources that call GuaranteedUpdate themselves
+   * (BindingREST): no strategy, no admission. `change` gets the current object and returns the new one,
+   * or throws to refuse; it runs again on the new state after a conflicting write. Preconditions that do
+   * not hold are a 409, as Kubernetes' storage Preconditions.
+   */
+  rewrite(
+    preconditions: { uid?: string; resourceVersion?: string },
+    change: (current: ObjectHeader) => ObjectHeader,
+    dryRun: boolean,
+  ): Promise<ObjectHeader>;
 }
 
 export interface ActionDeleteOptions {
@@ -241,6 +252,11 @@ export interface KindDefinition<T extends ObjectHeader = ObjectHeader> {
   allowCreateOnUpdate?: boolean;
   /** Delete answers with the deleted object instead of a Status (Kubernetes' ReturnDeletedObject). */
   deleteReturnsObject?: boolean;
+  /**
+   * A collection whose POST is an action on another kind's object of the same group, named by the body:
+   * Kubernetes' legacy `bindings` (`POST .../bindings` is `POST .../pods/{name}/binding`).
+   */
+  actionOn?: { plural: string; action: string };
   /** The main endpoint's behaviour. */
   strategy: Strategy<T>;
   /** Subresources served by the same store with their own strategy (`status`, `approval`). */

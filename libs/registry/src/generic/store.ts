@@ -366,6 +366,8 @@ export class ResourceStore {
       delete: async (deleteOptions, dryRun) => {
         await this.delete(namespace, name, ctx, deleteOptions, dryRun || options.dryRun === true);
       },
+      rewrite: (preconditions, change, dryRun) =>
+        this.rewrite(namespace, name, ctx, preconditions, change, dryRun || options.dryRun === true),
     });
     // kubectl sends `kubectl create token`'s TokenRequest as authentication.k8s.io/v1 whatever the
     // profile, and decodes the answer only under that name: a request under the Kubernetes name of the
@@ -374,6 +376,46 @@ export class ResourceStore {
     const kubernetesName = sub.group.endsWith(domain) ? `${sub.group.slice(0, -domain.length)}.k8s.io/${sub.version}` : undefined;
     if (kubernetesName && requested === kubernetesName && answer.apiVersion === apiVersion) answer.apiVersion = kubernetesName;
     return answer;
+  }
+
+  /** Kubernetes' GuaranteedUpdate with preconditions, for actions that write their parent themselves. */
+  private async rewrite(
+    namespace: string,
+    name: string,
+    ctx: RequestContext,
+    preconditions: { uid?: string; resourceVersion?: string },
+    change: (current: ObjectHeader) => ObjectHeader,
+    dryRun: boolean,
+  ): Promise<ObjectHeader> {
+    const key = this.key(namespace, name);
+    for (;;) {
+      ctx.signal?.throwIfAborted();
+      const stored = await this.deps.storage.get(key);
+      if (!stored) throw errors.notFound(this.gr, name);
+      const current = this.read(stored);
+      const failed = (what: string, expected: string, actual: string) =>
+        errors.conflict(
+          this.gr,
+          name,
+          `StorageError: invalid object, Code: 4, Key: ${keyText(key)}, ResourceVersion: 0, AdditionalErrorMsg: Precondition failed: ${what} in precondition: ${expected}, ${what} in object meta: ${actual}`,
+        );
+      if (preconditions.uid && preconditions.uid !== current.metadata.uid)
+        throw failed("UID", preconditions.uid, current.metadata.uid ?? "");
+      if (preconditions.resourceVersion && preconditions.resourceVersion !== String(stored.revision)) {
+        throw failed("ResourceVersion", preconditions.resourceVersion, String(stored.revision));
+      }
+      const obj = change(clone(current));
+      obj.metadata.resourceVersion = String(stored.revision);
+      if (dryRun) return obj;
+      try {
+        await this.deps.storage.update(key, this.persisted(obj, ctx), stored.revision);
+        return obj;
+      } catch (e) {
+        if (e instanceof RevisionConflictError || e instanceof KeyNotFoundError) continue;
+        if (e instanceof ObjectTooLargeError) throw objectTooLarge(e);
+        throw e;
+      }
+    }
   }
 
   // ---- /scale ----------------------------------------------------------------------------------

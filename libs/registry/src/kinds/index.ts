@@ -16,6 +16,7 @@ import { eventsV1Events } from "./events/event.js";
 import { leases } from "./coordination/lease.js";
 import { namespaces } from "./core/namespace.js";
 import { nodes } from "./core/node.js";
+import { bindings } from "./core/pod-binding.js";
 import { podTemplates } from "./core/pod-template.js";
 import { pods } from "./core/pod.js";
 import { priorityClasses } from "./scheduling/priority-class.js";
@@ -53,6 +54,7 @@ export function builtinKinds(profile: NamingProfile, services: KindServices = {}
     serviceAccounts(profile, services.tokens),
     pods(profile),
     nodes(profile),
+    bindings(),
     podTemplates(),
     replicationControllers(),
     deployments(),

@@ -1,14 +1,24 @@
 // create, update, delete, deletecollection, and the create-only subresources (actions such as
 // serviceaccounts/token).
-import { success } from "@orch/machinery";
+import { errors, success } from "@orch/machinery";
 import { readObjectBody } from "./body.js";
 import { deleteOptions, listOptions, writeOptions } from "./options.js";
 import { renderObject } from "./render.js";
 import type { VerbHandler } from "./request.js";
 
-export const create: VerbHandler = async ({ req, kind, store, format, namespace, ok }) => {
+export const create: VerbHandler = async ({ deps, req, kind, store, format, namespace, ok }) => {
   const options = writeOptions(req, "CreateOptions");
   const body = await readObjectBody(req, kind);
+  if (kind.actionOn) {
+    // The legacy `bindings` collection: the action of the object the body names.
+    const target = deps.registry.lookup(kind.group, kind.version, kind.actionOn.plural);
+    if (!target) throw errors.notFoundPath();
+    const name = (body.value as { metadata?: { name?: unknown } } | null)?.metadata?.name;
+    const answer = await deps
+      .storeFor(target)
+      .act(namespace, typeof name === "string" ? name : "", kind.actionOn.action, body, req.ctx, options);
+    return ok(201, answer);
+  }
   const result = await store.create(namespace, body, req.ctx, options);
   return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
 };

@@ -4,8 +4,10 @@ import { type FieldError, fieldError } from "@orch/machinery";
 import type { KindDefinition, Strategy } from "../../generic/kind.js";
 import { AGE, at, column, defineKind, statusSubresource } from "../../generic/define.js";
 import { emptyPodSpec, podSpecPath, validateContainersOnlyForPod, validatePodSpec, validatePodSpecUpdate } from "./pod-spec-validation.js";
+import { bindingAction } from "./pod-binding.js";
 import { evictionAction } from "./pod-eviction.js";
 import { podServiceAccountAdmission } from "./pod-service-account-admission.js";
+import { admitPodPriority, keepPriorityOnUpdate } from "./pod-priority.js";
 import { podWarnings } from "./pod-warnings.js";
 import { podNameWarning } from "./workload-validation.js";
 
@@ -41,9 +43,19 @@ function podGracePeriod(pod: PodObject, requested: number | undefined): number {
   return period < 0 ? 1 : period;
 }
 
-const podStrategy = (profile: NamingProfile): Strategy<PodObject> => ({
+const podStrategy = (
+  profile: NamingProfile,
+  serviceAccounts = podServiceAccountAdmission(profile),
+  priority = admitPodPriority(profile),
+): Strategy<PodObject> => ({
   defaults: defaultPod,
-  admitCreate: podServiceAccountAdmission(profile),
+  // Kubernetes' plugin order: ServiceAccount, then Priority.
+  async admitCreate(obj, ctx, cluster) {
+    await serviceAccounts(obj, ctx, cluster);
+    await priority(obj, cluster);
+  },
+  // The Priority plugin on update: what it set on create stays when a request leaves it out.
+  prepareForUpdate: keepPriorityOnUpdate,
   validate: validatePodCreate,
   validateUpdate: (obj, old) => [...validatePod(obj), ...validatePodSpecUpdate(specOf(obj), specOf(old))],
   // Kubernetes skips warnings on pod updates (a controllers' hot path).
@@ -65,7 +77,7 @@ export const pods = (profile: NamingProfile): KindDefinition => {
     schema: Pod,
     strategy: podStatus.strategy,
     subresources: { status: podStatus.status },
-    actions: { eviction: evictionAction() },
+    actions: { eviction: evictionAction(), binding: bindingAction() },
     deleteReturnsObject: true,
     selectableFields: {
       "spec.nodeName": (o) => (at(o, "spec.nodeName") as string | undefined) ?? "",
