@@ -4,7 +4,17 @@
 // changes it or the status; `/approval` writes the conditions; `/status` writes the certificate and the
 // other conditions but keeps Approved/Denied.
 import { CertificateSigningRequest, type NamingProfile } from "@orch/api";
-import { type FieldError, FieldPath, fieldError, goQuote, humanDuration, jsonEqual, nameIsPathSegment, rfc3339 } from "@orch/machinery";
+import {
+  type FieldError,
+  FieldPath,
+  fieldError,
+  goBase64Error,
+  goQuote,
+  humanDuration,
+  jsonEqual,
+  nameIsPathSegment,
+  rfc3339,
+} from "@orch/machinery";
 import { KEY_USAGES, wellKnownSignerRefusal } from "@orch/pki";
 import type { KindDefinition, Strategy, SubresourceStrategy } from "../../generic/kind.js";
 import { certificateError, parseRequest, sameBytes, validateSignerName } from "./certificates-validation.js";
@@ -212,6 +222,8 @@ const clone = structuredClone;
 // ---- the three endpoints -------------------------------------------------------------------------
 
 const main: Strategy<Csr> = {
+  // spec.request and status.certificate are `[]byte`: text that is not base64 fails decoding (400).
+  fromVersioned: (csr) => goBase64Error(csr.spec?.request ?? "") ?? goBase64Error(csr.status?.certificate ?? ""),
   // "We don't care what you call your certificate requests": only the generic path-segment rule.
   validateName: nameIsPathSegment,
   prepareForCreate(csr, ctx) {
