@@ -16,6 +16,7 @@ import { MIXED_OBJECTS, type MixedResult, mixedByKind, mixedWorkload, prepareMix
 import { slowClientLatency } from "./slow-clients.js";
 import { tokenLoad } from "./tokens.js";
 import { controlPlaneStarts } from "./control-planes.js";
+import { type CrdFigures, crdFigures, median } from "./crds.js";
 import { watcherFanout } from "./watchers.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -38,6 +39,8 @@ const N = {
   /** HTTP watchers on one resource, and the creates each of them receives (at 20/s, then at 100/s). */
   watchers: quick ? 200 : 1_000,
   fanoutEvents: quick ? 100 : 300,
+  /** Creates of each kind in the CRD comparison (a built-in kind, a custom resource with 20 rules). */
+  crdCreates: quick ? 2_000 : 10_000,
 };
 const CONCURRENCY = 32;
 
@@ -53,12 +56,16 @@ interface Apiserver {
   stop(): Promise<void>;
 }
 
-async function startApiserver(dataDir: string, env: Record<string, string> = {}): Promise<Apiserver> {
+async function startApiserver(
+  dataDir: string,
+  env: Record<string, string> = {},
+  entry = join(root, "apps", "apiserver", "dist", "main.mjs"),
+): Promise<Apiserver> {
   const port = await freePort();
   const kubeconfig = join(dataDir, "kubeconfig");
   // It appears when the apiserver is ready; one from an earlier run must not count.
   await rm(kubeconfig, { force: true });
-  const child = spawn(process.execPath, [join(root, "apps", "apiserver", "dist", "main.mjs")], {
+  const child = spawn(process.execPath, [entry], {
     env: { ...process.env, ORCH_DATA_DIR: dataDir, ORCH_PORT: String(port), ...env },
     stdio: "ignore",
   });
@@ -225,6 +232,40 @@ async function baseline(tls: Tls, serving: { cert: string; key: string }): Promi
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
+/** The CRD figures (crds.ts) on a launcher of their own: kubernetes profile, the crd-controller, no bus. */
+async function crds(): Promise<CrdFigures> {
+  const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-crds-"));
+  const plane = await startApiserver(
+    dataDir,
+    { ORCH_PROFILE: "kubernetes", ORCH_CONTROLLERS: "crd-controller", ORCH_NATS: "off" },
+    join(root, "tools", "launcher", "dist", "main.mjs"),
+  );
+  const p = pool(plane.origin, plane.tls, CONCURRENCY);
+  try {
+    return await crdFigures(root, p, N.crdCreates, CONCURRENCY, N.starts < 3 ? 3 : N.starts);
+  } finally {
+    await p.close();
+    await plane.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+function crdRows(c: CrdFigures): [string, string, string][] {
+  return [
+    [
+      `create → Established and served: the largest CRD of the corpus (${c.largest.file}, ${fmt(c.largest.bytes / 2 ** 20, 2)} MiB of YAML, ${c.largest.versions} version(s)), crd-controller running`,
+      `${fmt(median(c.establish), 0)} ms median of ${c.establish.length} (${c.establish.map((x) => fmt(x, 0)).join(", ")})`,
+      "",
+    ],
+    ["creates/s of a built-in kind (ServiceAccount, 32 clients), same run", rate(c.plain), ""],
+    [
+      "creates/s of a custom resource with 20 CEL rules (32 clients), same run",
+      `${rate(c.withRules)}; ${fmt((100 * c.withRules.perSecond) / c.plain.perSecond, 0)} % of the built-in`,
+      "",
+    ],
+  ];
+}
 const rate = (r: LoadResult) => `${fmt(r.perSecond, 0)} (p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms)`;
 
 async function main(): Promise<void> {
@@ -313,6 +354,7 @@ async function main(): Promise<void> {
   const npmStarts = await coldStart("npm", ["start", "--silent"]);
   const planes = await controlPlaneStarts(root, N.starts);
   const base = await baseline(api.tls, api.serving);
+  const crd = await crds();
 
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const rows: [string, string, string][] = [
@@ -402,6 +444,7 @@ async function main(): Promise<void> {
       `${fmt(rssLoaded, 0)} MiB after loading them, ${fmt(rssRestarted, 0)} MiB after a restart and a list`,
       "≤ 400 MB",
     ],
+    ...crdRows(crd),
     [
       "baseline (Hono + better-sqlite3) creates/s",
       `${fmt(base.creates.perSecond, 0)} (p99 ${fmt(base.creates.p99)} ms); orch = ${fmt((100 * creates.perSecond) / base.creates.perSecond, 0)} %`,
@@ -430,7 +473,9 @@ async function main(): Promise<void> {
     slow.alone.errors +
     slow.besideSlow.errors +
     base.creates.errors +
-    base.gets.errors;
+    base.gets.errors +
+    crd.plain.errors +
+    crd.withRules.errors;
   if (errors > 0) console.log(`\n${errors} requests failed`);
 }
 
@@ -459,6 +504,14 @@ if (process.argv[2] === "--baseline-server") {
   runBaselineServer(process.argv[3]!, { key: tls.key, cert: tls.cert, ca: tls.ca });
 } else if (process.argv.includes("--mixed-by-kind")) {
   await mixedKindsOnly();
+} else if (process.argv.includes("--crds")) {
+  // `npm run bench -- --crds`: only the custom resource figures.
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
+  const c = await crds();
+  console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
+  console.log("| measure | result | target |\n|---|---|---|");
+  for (const [a, b, t] of crdRows(c)) console.log(`| ${a} | ${b} | ${t} |`);
+  if (c.plain.errors + c.withRules.errors > 0) console.log(`\n${c.plain.errors + c.withRules.errors} requests failed`);
 } else {
   await main();
 }
