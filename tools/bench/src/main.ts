@@ -243,7 +243,7 @@ async function crds(): Promise<CrdFigures> {
   );
   const p = pool(plane.origin, plane.tls, CONCURRENCY);
   try {
-    return await crdFigures(root, p, N.crdCreates, CONCURRENCY, N.starts < 3 ? 3 : N.starts);
+    return await crdFigures(root, p, N.crdCreates, CONCURRENCY, Math.max(N.starts, 3));
   } finally {
     await p.close();
     await plane.stop();
