@@ -48,6 +48,9 @@ import { storageMetrics } from "./http/metrics.js";
 import { openStorage } from "./storage-engine.js";
 import { JWKS_PATH } from "./authn/oidc.js";
 import { CustomResourceServing } from "./custom-resources.js";
+import { AdmissionChain } from "./admission/admission-chain.js";
+import { AdmissionPolicies } from "./admission/policies.js";
+import { PolicyAdmission } from "./admission/policy-admission.js";
 import { WebhookAdmission } from "./admission/webhook-admission.js";
 import { WebhookConfigurations } from "./admission/webhook-configurations.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
@@ -173,9 +176,13 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   // Custom kinds are registered before the components that index every kind's objects start.
   const customResources = await CustomResourceServing.start(storage, registry, config.profile, log.child("custom-resources"));
 
-  // Admission webhooks: the configurations in force, followed from commits; called by every store.
+  // Admission webhooks and policies: the configurations in force, followed from commits; called by every store.
   const webhookConfigurations = await WebhookConfigurations.start(storage, config.profile, log.child("admission"));
-  const admission = new WebhookAdmission(webhookConfigurations, config.profile, cluster, registry, log.child("admission"));
+  const admissionPolicies = await AdmissionPolicies.start(storage, config.profile, log.child("admission"));
+  const admission = new AdmissionChain(
+    new WebhookAdmission(webhookConfigurations, config.profile, cluster, registry, log.child("admission")),
+    new PolicyAdmission(admissionPolicies, config.profile, cluster, registry, storage, log.child("admission")),
+  );
   const stores = new Map<string, ResourceStore>();
   const storeFor = (kind: KindDefinition) => {
     // Not the storage resource: two kinds may share one (core and events.<domain> Events).
@@ -321,6 +328,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
         namespaceFinalizer.stop(),
         garbageCollector.stop(),
         webhookConfigurations.stop(),
+        admissionPolicies.stop(),
         eventTtl.stop(),
         ...inEveryNamespace.map((c) => c.stop()),
         tokenSecrets.stop(),

@@ -5,6 +5,11 @@ import { createCA, issueCertificate } from "@orch/pki";
 import { type Server, createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { networkInterfaces } from "node:os";
+import type { AuditEvent } from "@orch/audit";
+import { eventually } from "@orch/testing";
+import { existsSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshNamespace, sleep, useTestServer } from "./harness.js";
 
@@ -49,6 +54,12 @@ class WebhookServer {
           return;
         }
         const response = await handler(review);
+        if (typeof response.raw === "string") {
+          // An answer that is not an AdmissionReview: its status, content type and body as given.
+          res.writeHead(Number(response.status ?? 200), { "Content-Type": String(response.contentType ?? "text/plain") });
+          res.end(response.raw);
+          return;
+        }
         res.writeHead(200, { "Content-Type": "application/json" });
         res.end(
           JSON.stringify({
@@ -284,7 +295,7 @@ describe("calling webhooks on writes", () => {
       const patch = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("p", { bad: "patch" }));
       expect(patch.status).toBe(500);
       expect(patch.body.message).toBe(
-        'Internal error occurred: failed calling webhook "patch.example.com": received invalid webhook response: validating webhooks may not return patches',
+        'Internal error occurred: failed calling webhook "patch.example.com": received invalid webhook response: validating webhook may not return response.patch',
       );
     } finally {
       await remove();
@@ -417,11 +428,15 @@ describe("calling webhooks on writes", () => {
       const called = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("other"));
       expect(called.status).toBe(400);
       expect(called.body.message).toBe('admission webhook "cond.example.com" denied the request: called');
+      // An evaluation error refuses the write as ShouldCallHook does: NewForbidden with the CEL error.
       const broken = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("broken"));
-      expect(broken.status).toBe(500);
-      expect(broken.body.message).toContain(
-        'Internal error occurred: failed calling webhook "cond.example.com": failed evaluating match conditions, failing closed cond.example.com: expression \'object.metadata.name != "broken" || object.data.tier == "x"\' resulted in error:',
-      );
+      expect(broken.status).toBe(403);
+      expect(broken.body).toMatchObject({
+        reason: "Forbidden",
+        details: { name: "broken", kind: "configmaps" },
+        message:
+          'configmaps "broken" is forbidden: expression \'object.metadata.name != "broken" || object.data.tier == "x"\' resulted in error: no such key: tier',
+      });
     } finally {
       await remove();
     }
@@ -615,6 +630,115 @@ describe("calling webhooks on writes", () => {
     } finally {
       await remove();
       await t.api.delete("/api/v1/namespaces/default/services/admission-webhook");
+    }
+  });
+});
+
+describe("Kubernetes' texts for answers that are not usable, and audit annotations", () => {
+  let logPath = "";
+  beforeAll(async () => {
+    // Every request audited at Metadata level: admission annotations land in the events.
+    const policyFile = join(t.dataDir, "audit-policy.yaml");
+    logPath = join(t.dataDir, "audit.log");
+    await writeFile(policyFile, JSON.stringify({ apiVersion: "audit.k8s.io/v1", kind: "Policy", rules: [{ level: "Metadata" }] }));
+    t.config.audit = { policyFile, logPath, maxSizeMB: 0, maxBackups: 0 };
+    await t.restart();
+  });
+
+  const annotationsOf = (auditID: string) =>
+    eventually(`the audit event of ${auditID}`, () => {
+      if (!existsSync(logPath)) return false;
+      const events = readFileSync(logPath, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as AuditEvent);
+      const done = events.find((e) => e.auditID === auditID && e.stage === "ResponseComplete");
+      return done && (done.annotations ?? {});
+    });
+
+  it("a non-2xx answer, an answer that is not JSON, a patchType without patch, an unknown patchType: client-go's words", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/error-${ns}`, () => ({ raw: "database is down\n", status: 500 }));
+    hooks.handlers.set(`/teapot-${ns}`, () => ({ raw: "", status: 418 }));
+    hooks.handlers.set(`/garbage-${ns}`, () => ({ raw: "garbage", contentType: "application/json" }));
+    hooks.handlers.set(`/type-only-${ns}`, () => ({ allowed: true, patchType: "JSONPatch" }));
+    hooks.handlers.set(`/merge-${ns}`, () => ({ allowed: true, patchType: "MergePatch", patch: Buffer.from("{}").toString("base64") }));
+    const only = (value: string) => ({ objectSelector: { matchLabels: { case: value } } });
+    const remove = await configure(MWC, "MutatingWebhookConfiguration", `answers-${ns}`, [
+      webhook("error.example.com", hooks.url(`/error-${ns}`), ns, only("error")),
+      webhook("teapot.example.com", hooks.url(`/teapot-${ns}`), ns, only("teapot")),
+      webhook("garbage.example.com", hooks.url(`/garbage-${ns}`), ns, only("garbage")),
+      webhook("type-only.example.com", hooks.url(`/type-only-${ns}`), ns, only("type-only")),
+      webhook("merge.example.com", hooks.url(`/merge-${ns}`), ns, only("merge")),
+    ]);
+    const failed = `Internal error occurred: failed calling webhook`;
+    const cases: [string, string][] = [
+      [
+        "error",
+        `${failed} "error.example.com": failed to call webhook: an error on the server ("database is down") has prevented the request from succeeding`,
+      ],
+      [
+        "teapot",
+        `${failed} "teapot.example.com": failed to call webhook: the server responded with the status code 418 but did not return more information`,
+      ],
+      [
+        "garbage",
+        `${failed} "garbage.example.com": failed to call webhook: couldn't get version/kind; json parse error: invalid character 'g' looking for beginning of value`,
+      ],
+      [
+        "type-only",
+        `${failed} "type-only.example.com": received invalid webhook response: webhook returned response.patchType but not response.patch`,
+      ],
+      ["merge", `${failed} "merge.example.com": unsupported patch type "MergePatch"`],
+    ];
+    try {
+      for (const [label, message] of cases) {
+        const r = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap(label, { case: label }));
+        expect(r.status, label).toBe(500);
+        expect(r.body.message, label).toBe(message);
+        // NewInternalError: the error once more as the only cause.
+        expect(r.body.details.causes, label).toEqual([{ message: message.replace("Internal error occurred: ", "") }]);
+      }
+    } finally {
+      await remove();
+    }
+  });
+
+  it("records a webhook's auditAnnotations under its name, which webhooks mutated, and which failed open", async () => {
+    const ns = await freshNamespace(t.api, "adm");
+    hooks.handlers.set(`/annotate-m-${ns}`, () => ({
+      allowed: true,
+      auditAnnotations: { checked: "by-mutating" },
+      ...patchOf([{ op: "add", path: "/data/added", value: "x" }]),
+    }));
+    hooks.handlers.set(`/annotate-v-${ns}`, () => ({ allowed: true, auditAnnotations: { verdict: "fine" } }));
+    const removeM = await configure(MWC, "MutatingWebhookConfiguration", `annotate-${ns}`, [
+      webhook("annotate-m.example.com", hooks.url(`/annotate-m-${ns}`), ns),
+    ]);
+    const removeV = await configure(VWC, "ValidatingWebhookConfiguration", `annotate-${ns}`, [
+      webhook("annotate-v.example.com", hooks.url(`/annotate-v-${ns}`), ns),
+      webhook("down.example.com", "https://127.0.0.1:1/down", ns, { failurePolicy: "Ignore" }),
+    ]);
+    try {
+      const r = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("annotated"));
+      expect(r.status, r.text).toBe(201);
+      const annotations = await annotationsOf(String(r.headers["audit-id"]));
+      expect(annotations).toMatchObject({
+        "annotate-m.example.com/checked": "by-mutating",
+        "annotate-v.example.com/verdict": "fine",
+        "mutation.webhook.admission.k8s.io/round_0_index_0": JSON.stringify({
+          configuration: `annotate-${ns}`,
+          webhook: "annotate-m.example.com",
+          mutated: true,
+        }),
+      });
+      // The validating webhooks of this request, in order: the one that was down failed open.
+      expect(Object.entries(annotations).filter(([k]) => k.startsWith("failed-open."))).toEqual([
+        ["failed-open.validating.webhook.admission.k8s.io/round_0_index_1", "down.example.com"],
+      ]);
+    } finally {
+      await removeM();
+      await removeV();
     }
   });
 });

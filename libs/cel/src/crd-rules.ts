@@ -169,7 +169,7 @@ base
 // ---------------------------------------------------------------------------------------------
 
 /** One unit per node; Kubernetes' per-call limit bounds a rule. */
-function countingRun(this: Evaluator, node: AstNode, ctx: unknown): unknown {
+export function countingRun(this: Evaluator, node: AstNode, ctx: unknown): unknown {
   const m = activeMeter();
   if (m) charge(m, 1);
   return node.evaluate(this, node, ctx);
@@ -337,7 +337,7 @@ export interface CompiledCrdRule {
   evaluateMessage(self: unknown, oldSelf: unknown, costLimit: number): RuleEvaluation;
 }
 
-interface CelError {
+export interface CelError {
   code?: string;
   summary?: string;
   message: string;
@@ -346,7 +346,7 @@ interface CelError {
 }
 
 /** cel-go's issue text: `ERROR: <input>:1:6: message`, the source line and a caret. */
-function celIssue(expression: string, e: CelError): string {
+export function celIssue(expression: string, e: CelError): string {
   const summary = e.summary ?? e.message;
   let message = summary;
   if (e.name === "ParseError") message = `Syntax error: ${summary}`;

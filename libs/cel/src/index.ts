@@ -42,3 +42,14 @@ export {
   type CompiledMatchCondition,
   type MatchConditionInput,
 } from "./match-conditions.js";
+export {
+  ADMISSION_PER_CALL_COST_LIMIT,
+  ADMISSION_RUNTIME_COST_BUDGET,
+  AdmissionActivation,
+  OUT_OF_BUDGET,
+  compileAdmissionExpression,
+  type AdmissionExpression,
+  type AdmissionInput,
+  type ExpressionResult,
+  type ExpressionReturn,
+} from "./admission-expressions.js";

@@ -1,66 +1,35 @@
-// The CEL environment of admission webhooks' matchConditions
-// (k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions): `object`, `oldObject` and `request`
-// (the AdmissionRequest), each untyped; a condition must evaluate to a bool. `authorizer` is not
-// declared: orch has no CEL authorizer library yet, so a condition that uses it does not compile.
-import { Environment } from "@marcbachmann/cel-js";
-import { registerExtensionLibraries } from "./extension-libraries.js";
-import { registerQuantityAndSemver } from "./libraries.js";
-import { CostLimitExceeded, metered } from "./metering.js";
+// Admission webhooks' matchConditions (k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions):
+// expressions of the admission environment (admission-expressions.ts) over `object`, `oldObject` and
+// `request`, each of which must be a bool; together they share RuntimeCELCostBudgetMatchConditions.
+import {
+  ADMISSION_PER_CALL_COST_LIMIT,
+  AdmissionActivation,
+  type AdmissionInput,
+  MATCH_CONDITIONS_COST_BUDGET,
+  OUT_OF_BUDGET,
+  compileAdmissionExpression,
+} from "./admission-expressions.js";
 
 /** Kubernetes' per-expression runtime cost limit for admission CEL. */
-export const MATCH_CONDITION_COST_LIMIT = 1_000_000;
+export const MATCH_CONDITION_COST_LIMIT = ADMISSION_PER_CALL_COST_LIMIT;
 
-const env = registerExtensionLibraries(registerQuantityAndSemver(new Environment({ enableOptionalTypes: true })))
-  .registerVariable("object", "dyn")
-  .registerVariable("oldObject", "dyn")
-  .registerVariable("request", "dyn");
-
-type Parsed = ReturnType<Environment["parse"]>;
-
-export interface MatchConditionInput {
-  object: unknown;
-  oldObject: unknown;
-  request: unknown;
-}
+export type MatchConditionInput = Pick<AdmissionInput, "object" | "oldObject" | "request">;
 
 export interface CompiledMatchCondition {
-  /** Why the expression does not compile, as Kubernetes' `compilation failed: …` detail. */
+  /** Why the expression does not compile, as Kubernetes' detail (`compilation failed: …`, `must evaluate to bool but got dyn`). */
   readonly error?: string;
   /** True or false; a string when evaluation failed. */
   evaluate(input: MatchConditionInput): boolean | string;
 }
 
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
-
-/** JSON as CEL values: integers are ints, objects are maps. */
-function toCel(value: unknown): unknown {
-  if (typeof value === "number") return Number.isInteger(value) ? BigInt(value) : value;
-  if (Array.isArray(value)) return value.map(toCel);
-  if (isRecord(value)) return new Map(Object.entries(value).map(([k, v]) => [k, toCel(v)]));
-  return value;
-}
-
 export function compileMatchCondition(expression: string): CompiledMatchCondition {
-  let parsed: Parsed;
-  try {
-    parsed = env.parse(expression);
-    const checked = parsed.check();
-    if (!checked.valid) throw checked.error ?? new Error("type check failed");
-    if (checked.type !== "bool" && checked.type !== "dyn") {
-      return { error: "cel expression must evaluate to a bool", evaluate: () => "cel expression must evaluate to a bool" };
-    }
-  } catch (e) {
-    const detail = `compilation failed: ${(e as Error).message}`;
-    return { error: detail, evaluate: () => detail };
-  }
+  const compiled = compileAdmissionExpression(expression, "bool", { params: false });
   return {
+    ...(compiled.error ? { error: compiled.error } : {}),
     evaluate(input) {
-      const ctx = { object: toCel(input.object), oldObject: toCel(input.oldObject), request: toCel(input.request) };
-      const { value, error } = metered(MATCH_CONDITION_COST_LIMIT, () =>
-        (parsed as unknown as (c: Record<string, unknown>) => unknown)(ctx),
-      );
-      if (error !== undefined) return error instanceof CostLimitExceeded ? error.message : String((error as Error).message ?? error);
-      return typeof value === "boolean" ? value : "cel expression must evaluate to a bool";
+      const result = new AdmissionActivation(input, [], MATCH_CONDITIONS_COST_BUDGET).evaluate(compiled);
+      if (!result) return OUT_OF_BUDGET;
+      return "error" in result ? result.error : result.value === true;
     },
   };
 }

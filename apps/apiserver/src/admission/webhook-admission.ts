@@ -3,40 +3,13 @@
 // another, each JSON patch applied before the next, those with reinvocationPolicy IfNeeded called once
 // more when a later one changed the object; validating webhooks all at once, the first refusal wins.
 import { randomUUID } from "node:crypto";
-import type { NamingProfile, ObjectHeader, RuleWithOperations } from "@orch/api";
+import type { NamingProfile, ObjectHeader } from "@orch/api";
 import type { Logger } from "@orch/log";
-import { type Status, StatusError, applyJsonPatch, errors, failure, jsonEqual, labelSelectorMatches } from "@orch/machinery";
-import {
-  type AdmissionAttributes,
-  type AdmissionHook,
-  type ClusterReader,
-  type KindDefinition,
-  type KindRegistry,
-  apiVersionOf,
-  storageResource,
-} from "@orch/registry";
+import { type Status, StatusError, applyJsonPatch, errors, failure, jsonEqual } from "@orch/machinery";
+import type { AdmissionAttributes, AdmissionHook, ClusterReader, KindDefinition, KindRegistry } from "@orch/registry";
+import { RequestMatcher, admissionRequest, convert } from "./matching.js";
 import { type AdmissionResponse, type ServiceReference, WebhookCallError, callWebhook, reviewVersion } from "./webhook-call.js";
 import type { Webhook, WebhookConfigurations } from "./webhook-configurations.js";
-
-/** rules.Matcher: scope, operation, group, version and resource[/subresource] of one rule. */
-function ruleMatches(rule: RuleWithOperations, a: AdmissionAttributes): boolean {
-  const scope = rule.scope ?? "*";
-  const namespaced = a.definition.namespaced;
-  if (scope === "Cluster" && namespaced) return false;
-  if (scope === "Namespaced" && !namespaced) return false;
-  const anyOf = (list: readonly string[] | undefined, value: string) => (list ?? []).some((x) => x === "*" || x === value);
-  if (!anyOf(rule.operations, a.operation)) return false;
-  if (!anyOf(rule.apiGroups, a.definition.group)) return false;
-  if (!anyOf(rule.apiVersions, a.definition.version)) return false;
-  return (rule.resources ?? []).some((entry) => {
-    const slash = entry.indexOf("/");
-    const resource = slash < 0 ? entry : entry.slice(0, slash);
-    const subresource = slash < 0 ? "" : entry.slice(slash + 1);
-    return (resource === "*" || resource === a.definition.plural) && (subresource === "*" || subresource === a.subresource);
-  });
-}
-
-const labelsOf = (o: ObjectHeader | undefined) => o?.metadata.labels ?? {};
 
 interface ServicePort {
   name?: string;
@@ -79,26 +52,23 @@ interface Invocation {
   requested: AdmissionAttributes;
 }
 
-/** An object of one kind as another kind sharing its storage serves it. */
-function convert(obj: ObjectHeader, from: KindDefinition, to: KindDefinition): ObjectHeader {
-  const copy = structuredClone(obj);
-  const stored = from.storedAs ? from.storedAs.toStorage(copy) : copy;
-  const served = to.storedAs ? to.storedAs.fromStorage(stored) : stored;
-  served.apiVersion = apiVersionOf(to);
-  return served;
-}
+/** Kubernetes' audit annotation prefixes of the two dispatchers. */
+const MUTATION_ANNOTATION_PREFIX = "mutation.webhook.admission.k8s.io/";
+const VALIDATING_ANNOTATION_PREFIX = "validating.webhook.admission.k8s.io/";
 
 export class WebhookAdmission implements AdmissionHook {
   private readonly exemptGroup: string;
+  private readonly matcher: RequestMatcher;
 
   constructor(
     private readonly configurations: WebhookConfigurations,
     profile: NamingProfile,
     private readonly cluster: ClusterReader,
-    private readonly registry: KindRegistry,
+    registry: KindRegistry,
     private readonly log: Logger,
   ) {
     this.exemptGroup = profile.group("admissionregistration");
+    this.matcher = new RequestMatcher(cluster, registry);
   }
 
   /** The configurations' own kinds are never intercepted: a bad webhook could otherwise lock itself in. */
@@ -106,88 +76,36 @@ export class WebhookAdmission implements AdmissionHook {
     return !this.configurations.empty && kind.group !== this.exemptGroup;
   }
 
-  private isNamespaceObject(a: AdmissionAttributes): boolean {
-    return a.definition.group === "" && a.definition.plural === "namespaces";
-  }
-
-  /** MatchNamespaceSelector: cluster-scoped objects other than namespaces always match. */
-  private async namespaceMatches(hook: Webhook, a: AdmissionAttributes): Promise<boolean> {
-    if (!hook.namespaceSelector) return true;
-    if (this.isNamespaceObject(a) && a.subresource === "") {
-      return labelSelectorMatches(hook.namespaceSelector, labelsOf(a.object ?? a.oldObject));
-    }
-    if (!a.definition.namespaced) return true;
-    const namespace = await this.cluster.get("", "namespaces", "", a.namespace);
-    if (!namespace) throw errors.notFound({ group: "", resource: "namespaces" }, a.namespace);
-    return labelSelectorMatches(hook.namespaceSelector, labelsOf(namespace));
-  }
-
-  /**
-   * The request as `kind` serves it: another version (or group) of the same stored resource. A Scale
-   * stays a Scale; only the resource it is a subresource of changes.
-   */
-  private asKind(a: AdmissionAttributes, kind: KindDefinition): AdmissionAttributes {
-    const scale = a.subresource === "scale";
-    const view = (o: ObjectHeader | undefined) => (o && !scale ? convert(o, a.definition, kind) : o);
-    return {
-      ...a,
-      definition: kind,
-      kind: scale ? a.kind : { group: kind.group, version: kind.version, kind: kind.kind },
-      object: view(a.object),
-      oldObject: view(a.oldObject),
-    };
-  }
-
-  /**
-   * The rules: the request itself, or under matchPolicy Equivalent the first other version or group of
-   * the same resource (the same storage) that a rule names, as Kubernetes' equivalent-resource mapper.
-   */
-  private matchRules(hook: Webhook, a: AdmissionAttributes): AdmissionAttributes | undefined {
-    const rules = hook.spec.rules ?? [];
-    if (rules.some((rule) => ruleMatches(rule, a))) return a;
-    if (hook.spec.matchPolicy === "Exact") return undefined;
-    const resource = storageResource(a.definition);
-    for (const other of this.registry.all()) {
-      if (other === a.definition || storageResource(other) !== resource || other.unlisted) continue;
-      if (a.subresource && a.subresource !== "scale" && !other.subresources[a.subresource]) continue;
-      if (a.subresource === "scale" && !other.scale) continue;
-      const seen = this.asKind(a, other);
-      if (rules.some((rule) => ruleMatches(rule, seen))) return seen;
-    }
-    return undefined;
-  }
-
   /** ShouldCallHook: rules, then selectors and conditions (rules first: they cost nothing). */
   private async shouldCall(hook: Webhook, a: AdmissionAttributes): Promise<Invocation | undefined> {
-    const seen = this.matchRules(hook, a);
+    const seen = this.matcher.matchRules(hook.spec.rules ?? [], hook.spec.matchPolicy, a);
     if (!seen) return undefined;
-    if (hook.objectSelector) {
-      const selector = hook.objectSelector;
-      const matches = [seen.object, seen.oldObject].some((o) => o !== undefined && labelSelectorMatches(selector, labelsOf(o)));
-      if (!matches) return undefined;
-    }
-    if (!(await this.namespaceMatches(hook, seen))) return undefined;
+    if (!this.matcher.objectMatches(hook.objectSelector, seen)) return undefined;
+    if (!(await this.matcher.namespaceMatches(hook.namespaceSelector, seen))) return undefined;
     const invocation = { hook, seen, requested: a };
     return hook.matchConditions.length === 0 || this.conditionsMatch(invocation) ? invocation : undefined;
   }
 
   /**
-   * matchConditions (matchconditions.Matcher): any false skips the webhook; otherwise an evaluation error
-   * fails the request under failurePolicy Fail and skips the webhook under Ignore.
+   * matchConditions (matchconditions.Matcher): any false skips the webhook; otherwise evaluation errors
+   * refuse the request under failurePolicy Fail (403, `<resource> "<name>" is forbidden: <errors>`, as
+   * ShouldCallHook wraps them in NewForbidden) and skip the webhook under Ignore.
    */
   private conditionsMatch(invocation: Invocation): boolean {
-    const { hook, seen } = invocation;
+    const { hook, seen, requested } = invocation;
     const input = { object: seen.object ?? null, oldObject: seen.oldObject ?? null, request: this.review("v1", "", invocation).request };
     const failures: string[] = [];
     for (const condition of hook.matchConditions) {
       const result = condition.compiled.evaluate(input);
       if (result === false) return false;
-      if (typeof result === "string") failures.push(`expression '${condition.expression}' resulted in error: ${result}`);
+      if (typeof result === "string") failures.push(result);
     }
     if (failures.length === 0) return true;
     if (hook.spec.failurePolicy === "Ignore") return false;
-    const why = `failed evaluating match conditions, failing closed ${hook.name}: ${failures.join(", ")}`;
-    throw errors.internal(new WebhookCallError(hook.name, why).message);
+    this.log.warn(`Failed evaluating match conditions, failing closed ${hook.name}: ${failures.join(", ")}`);
+    // utilerrors.NewAggregate: one error as itself, several in brackets.
+    const why = failures.length === 1 ? failures[0]! : `[${failures.join(", ")}]`;
+    throw errors.forbidden({ group: requested.definition.group, resource: requested.definition.plural }, requested.name, why);
   }
 
   private async matching(hooks: readonly Webhook[], a: AdmissionAttributes): Promise<Invocation[]> {
@@ -200,40 +118,19 @@ export class WebhookAdmission implements AdmissionHook {
   }
 
   /** The AdmissionReview a webhook gets. */
-  private review(version: string, uid: string, { seen: a, requested }: Invocation) {
-    const resourceOf = (d: KindDefinition) => ({ group: d.group, version: d.version, resource: d.plural });
-    const user = a.ctx.user;
+  private review(version: string, uid: string, { seen, requested }: Invocation) {
     return {
       apiVersion: `admission.k8s.io/${version}`,
       kind: "AdmissionReview",
-      request: {
-        uid,
-        kind: a.kind,
-        resource: resourceOf(a.definition),
-        ...(a.subresource ? { subResource: a.subresource } : {}),
-        requestKind: requested.kind,
-        requestResource: resourceOf(requested.definition),
-        ...(a.subresource ? { requestSubResource: a.subresource } : {}),
-        ...(a.name ? { name: a.name } : {}),
-        // A Namespace's request names itself as its namespace, as Kubernetes' request info does.
-        ...(a.namespace || this.isNamespaceObject(a) ? { namespace: a.namespace || a.name } : {}),
-        operation: a.operation,
-        userInfo: {
-          username: user.username,
-          ...(user.uid ? { uid: user.uid } : {}),
-          ...(user.groups.length ? { groups: user.groups } : {}),
-          ...(user.extra && Object.keys(user.extra).length ? { extra: user.extra } : {}),
-        },
-        object: a.object ?? null,
-        oldObject: a.oldObject ?? null,
-        dryRun: a.dryRun,
-        options: a.options,
-      },
+      request: { ...admissionRequest(seen, requested, uid), object: seen.object ?? null, oldObject: seen.oldObject ?? null },
     };
   }
 
-  /** One call: the answer, or undefined when it failed and the webhook's failurePolicy is Ignore. */
-  private async call(invocation: Invocation): Promise<AdmissionResponse | undefined> {
+  /**
+   * One call: the answer, or undefined when it failed and the webhook's failurePolicy is Ignore (then
+   * the audit event records `failedOpenKey`, as Kubernetes' failed-open annotations).
+   */
+  private async call(invocation: Invocation, failedOpenKey: string): Promise<AdmissionResponse | undefined> {
     const { hook, seen: a } = invocation;
     // Side effects a dry run must not cause (sideEffects Unknown/Some, only in configurations older than v1).
     if (a.dryRun && hook.spec.sideEffects !== "None" && hook.spec.sideEffects !== "NoneOnDryRun") {
@@ -246,14 +143,17 @@ export class WebhookAdmission implements AdmissionHook {
       const response = await callWebhook(hook.spec, version, uid, review, hook.mutating, a.ctx.signal, (ref) =>
         resolveService(this.cluster, ref),
       );
+      for (const [key, value] of Object.entries(response.auditAnnotations ?? {})) a.ctx.annotate?.(`${hook.name}/${key}`, value);
       if (response.warnings) a.ctx.warnings.push(...response.warnings);
       return response;
     } catch (e) {
       if (!(e instanceof WebhookCallError)) throw e;
       if (hook.spec.failurePolicy === "Ignore") {
-        this.log.warn(`${e.message}; failing open (failurePolicy Ignore)`);
+        this.log.warn(`Failed calling webhook, failing open ${hook.name}: ${e.message}`);
+        a.ctx.annotate?.(failedOpenKey, hook.name);
         return undefined;
       }
+      this.log.warn(`Failed calling webhook, failing closed ${hook.name}: ${e.message}`);
       throw errors.internal(e.message);
     }
   }
@@ -263,44 +163,71 @@ export class WebhookAdmission implements AdmissionHook {
     const invoked = new Set<number>();
     // Where in the list the object last changed: IfNeeded webhooks before it are called again.
     let lastChangedBy = -1;
-    const runHook = async (hook: Webhook, index: number) => {
+    const runHook = async (hook: Webhook, index: number, round: number) => {
       // Each webhook is matched against the object as the ones before it left it, as Kubernetes does.
       const invocation = await this.shouldCall(hook, { ...a, object });
       if (!invocation) return;
       invoked.add(index);
-      const response = await this.call(invocation);
+      const at = `round_${round}_index_${index}`;
+      const response = await this.call(invocation, `failed-open.${MUTATION_ANNOTATION_PREFIX}${at}`);
       if (!response) return;
       const seen = invocation.seen;
       if (!response.allowed) throw denied(hook.name, response.result);
-      if (response.patch === undefined) return;
-      if (!seen.object || !object) {
-        throw errors.internal(
-          `admission webhook ${JSON.stringify(hook.name)} attempted to modify the object, which is not supported for this operation`,
-        );
-      }
-      let patched: ObjectHeader;
-      try {
-        const patch = JSON.parse(Buffer.from(response.patch, "base64").toString("utf8"));
-        patched = applyJsonPatch(structuredClone(seen.object), patch) as ObjectHeader;
-        // Back to the version the request is written in.
-        if (seen.definition !== a.definition) patched = convert(patched, seen.definition, a.definition);
-      } catch (e) {
-        throw errors.internal(e instanceof StatusError ? (e.status.message ?? "") : (e as Error).message);
-      }
-      if (!jsonEqual(patched, object)) {
-        object = patched;
+      const changed = response.patch !== undefined && this.applyPatch(hook, response.patch, seen, a, object);
+      if (changed) {
+        object = changed;
         lastChangedBy = index;
       }
+      // mutationAnnotationValue: which webhook ran and whether it changed the object.
+      a.ctx.annotate?.(
+        `${MUTATION_ANNOTATION_PREFIX}${at}`,
+        JSON.stringify({ configuration: hook.configuration, webhook: hook.name, mutated: changed !== false }),
+      );
     };
     const hooks = this.configurations.mutating.webhooks;
-    for (const [index, hook] of hooks.entries()) await runHook(hook, index);
+    for (const [index, hook] of hooks.entries()) await runHook(hook, index, 0);
     // Reinvocation: once, for IfNeeded webhooks that ran before the last change.
     const changedBy = lastChangedBy;
     for (const [index, hook] of hooks.entries()) {
       if (index >= changedBy) break;
-      if (invoked.has(index) && hook.spec.reinvocationPolicy === "IfNeeded") await runHook(hook, index);
+      if (invoked.has(index) && hook.spec.reinvocationPolicy === "IfNeeded") await runHook(hook, index, 1);
     }
     return object;
+  }
+
+  /**
+   * A webhook's JSON patch applied to the object it saw, back in the request's version: the changed
+   * object, or false when the patch changed nothing. A patch that does not decode or apply is the
+   * server's error (500), as Kubernetes' dispatcher treats it, whatever the failurePolicy.
+   */
+  private applyPatch(
+    hook: Webhook,
+    encoded: string,
+    seen: AdmissionAttributes,
+    a: AdmissionAttributes,
+    current: ObjectHeader | undefined,
+  ): ObjectHeader | false {
+    let patch: unknown;
+    try {
+      patch = JSON.parse(Buffer.from(encoded, "base64").toString("utf8"));
+    } catch (e) {
+      throw errors.internal((e as Error).message);
+    }
+    if (Array.isArray(patch) && patch.length === 0) return false;
+    if (!seen.object || !current) {
+      throw errors.internal(
+        `admission webhook ${JSON.stringify(hook.name)} attempted to modify the object, which is not supported for this operation`,
+      );
+    }
+    let patched: ObjectHeader;
+    try {
+      patched = applyJsonPatch(structuredClone(seen.object), patch) as ObjectHeader;
+      // Back to the version the request is written in.
+      if (seen.definition !== a.definition) patched = convert(patched, seen.definition, a.definition);
+    } catch (e) {
+      throw errors.internal(e instanceof StatusError ? (e.status.message ?? "") : (e as Error).message);
+    }
+    return jsonEqual(patched, current) ? false : patched;
   }
 
   async validate(a: AdmissionAttributes): Promise<void> {
@@ -309,9 +236,9 @@ export class WebhookAdmission implements AdmissionHook {
     // All at once; the first refusal or failure to arrive is the answer, as Kubernetes' errCh.
     let first: unknown;
     await Promise.all(
-      hooks.map(async (invocation) => {
+      hooks.map(async (invocation, index) => {
         try {
-          const response = await this.call(invocation);
+          const response = await this.call(invocation, `failed-open.${VALIDATING_ANNOTATION_PREFIX}round_0_index_${index}`);
           if (response && !response.allowed) throw denied(invocation.hook.name, response.result);
         } catch (e) {
           first ??= e;

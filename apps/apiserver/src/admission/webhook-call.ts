@@ -18,6 +18,7 @@ export interface AdmissionResponse {
   result?: { code?: number; message?: string; reason?: string; status?: string; details?: unknown; [field: string]: unknown };
   patch?: string;
   warnings?: string[];
+  auditAnnotations?: Record<string, string>;
 }
 
 /** Kubernetes' ErrCallingWebhook: the call did not produce an answer; failurePolicy decides. */
@@ -94,7 +95,7 @@ function post(
   body: string,
   ca: string | undefined,
   signal: AbortSignal,
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; contentType: string }> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       url,
@@ -114,7 +115,13 @@ function post(
           if (size > MAX_RESPONSE_BYTES) req.destroy(new Error(`the response is larger than ${MAX_RESPONSE_BYTES} bytes`));
           else chunks.push(chunk);
         });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            text: Buffer.concat(chunks).toString("utf8"),
+            contentType: res.headers["content-type"] ?? "",
+          }),
+        );
         res.on("error", reject);
       },
     );
@@ -141,32 +148,71 @@ export async function callWebhook(
   const timeout = AbortSignal.timeout((hook.timeoutSeconds ?? 10) * 1000);
   const bundle = hook.clientConfig?.caBundle;
   const ca = bundle ? Buffer.from(bundle, "base64").toString("utf8") : undefined;
-  let answer: { status: number; text: string };
+  let answer: { status: number; text: string; contentType: string };
   try {
     answer = await post(url, servername, JSON.stringify(review), ca, signal ? AbortSignal.any([signal, timeout]) : timeout);
   } catch (e) {
     signal?.throwIfAborted();
     throw new WebhookCallError(name, `failed to call webhook: ${describeFailure(e, url, timeout.aborted)}`);
   }
-  if (answer.status < 200 || answer.status > 299) {
-    const body = answer.text.trim();
-    const why = body
-      ? `an error on the server (${JSON.stringify(body.slice(0, 1024))}) has prevented the request from succeeding`
-      : `the server responded with the status code ${answer.status} but did not return more information`;
-    throw new WebhookCallError(name, `failed to call webhook: ${why}`);
-  }
+  if (answer.status < 200 || answer.status > 299) throw new WebhookCallError(name, `failed to call webhook: ${unexpectedAnswer(answer)}`);
   let parsed: { apiVersion?: unknown; kind?: unknown; response?: Record<string, unknown> | null };
   try {
     parsed = JSON.parse(answer.text);
   } catch (e) {
-    throw new WebhookCallError(name, `failed to call webhook: ${(e as Error).message}`);
+    throw new WebhookCallError(name, `failed to call webhook: couldn't get version/kind; json parse error: ${goJsonError(answer.text, e)}`);
   }
   return verifyResponse(name, version, uid, parsed, mutating);
 }
 
+/** client-go's newUnstructuredResponseError / NewGenericServerResponse for a non-2xx answer, or the Status it carried. */
+function unexpectedAnswer(answer: { status: number; text: string; contentType: string }): string {
+  const media = answer.contentType.split(";")[0]!.trim();
+  if (media === "application/json") {
+    try {
+      const status = JSON.parse(answer.text) as { kind?: unknown; message?: unknown };
+      if (status.kind === "Status" && typeof status.message === "string") return status.message;
+    } catch {
+      // Not a Status: reported as an unexpected answer below.
+    }
+  }
+  const text = media === "" || media.startsWith("text/") ? answer.text.slice(0, 2048).trim() : "unknown";
+  const code = answer.status;
+  const fixed: Record<number, string> = {
+    400: "the server rejected our request for an unknown reason",
+    401: "the server has asked for the client to provide credentials",
+    403: text,
+    404: "the server could not find the requested resource",
+    405: "the server does not allow this method on the requested resource",
+    409: "the server reported a conflict",
+    422: "the server rejected our request due to an error in our request",
+    429: "the server has received too many requests and has asked us to try again later",
+    504: "the server was unable to return a response in the time allotted, but may still be processing the request",
+  };
+  if (fixed[code] !== undefined) return fixed[code]!;
+  if (code >= 500) return `an error on the server (${JSON.stringify(text)}) has prevented the request from succeeding`;
+  return `the server responded with the status code ${code} but did not return more information`;
+}
+
+/** Go's encoding/json syntax error for the common cases, else the parser's own words. */
+function goJsonError(text: string, e: unknown): string {
+  const first = text.trimStart()[0];
+  if (first === undefined) return "unexpected end of JSON input";
+  if (!`{["-0123456789tfn`.includes(first)) return `invalid character '${first}' looking for beginning of value`;
+  return (e as Error).message;
+}
+
 const invalid = (name: string, why: string) => new WebhookCallError(name, `received invalid webhook response: ${why}`);
 
-/** request.VerifyAdmissionResponse. */
+/** How Go prints a GroupVersionKind: `group/version, Kind=kind` (`/v1, Kind=…` for the core group). */
+function gvkString(apiVersion: unknown, kind: unknown): string {
+  const text = typeof apiVersion === "string" ? apiVersion : "";
+  const slash = text.indexOf("/");
+  const [group, version] = slash < 0 ? ["", text] : [text.slice(0, slash), text.slice(slash + 1)];
+  return `${group}/${version}, Kind=${typeof kind === "string" ? kind : ""}`;
+}
+
+/** request.VerifyAdmissionResponse: v1 answers are checked, v1beta1 answers were never. */
 function verifyResponse(
   name: string,
   version: string,
@@ -174,31 +220,46 @@ function verifyResponse(
   review: { apiVersion?: unknown; kind?: unknown; response?: Record<string, unknown> | null },
   mutating: boolean,
 ): AdmissionResponse {
-  if (typeof review !== "object" || review === null) throw invalid(name, "expected an AdmissionReview object");
+  if (typeof review !== "object" || review === null) throw invalid(name, "webhook response was absent");
   const response = review.response;
   if (!response || typeof response !== "object") throw invalid(name, "webhook response was absent");
-  if (response.uid !== uid) throw invalid(name, `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(response.uid ?? "")}`);
-  // v1 answers must say what they are; v1beta1 answers were never checked.
-  if (version === "v1" && (review.apiVersion !== "admission.k8s.io/v1" || review.kind !== "AdmissionReview")) {
-    throw invalid(
-      name,
-      `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${String(review.apiVersion ?? "")}, Kind=${String(review.kind ?? "")}`,
-    );
-  }
-  const patch = typeof response.patch === "string" && response.patch !== "" ? response.patch : undefined;
-  if (patch !== undefined) {
-    if (!mutating) throw invalid(name, "validating webhooks may not return patches");
-    if (version === "v1" && response.patchType === undefined)
-      throw invalid(name, "webhook returned response.patch but not response.patchType");
-    if (response.patchType !== undefined && response.patchType !== "JSONPatch") {
-      throw invalid(name, `webhook returned invalid response.patchType of ${JSON.stringify(response.patchType)}`);
+  const rawPatch = typeof response.patch === "string" ? response.patch : "";
+  const patchType = response.patchType;
+  if (version === "v1") {
+    if (response.uid !== uid)
+      throw invalid(name, `expected response.uid=${JSON.stringify(uid)}, got ${JSON.stringify(response.uid ?? "")}`);
+    if (review.apiVersion !== "admission.k8s.io/v1" || review.kind !== "AdmissionReview") {
+      throw invalid(
+        name,
+        `expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got ${gvkString(review.apiVersion, review.kind)}`,
+      );
+    }
+    if (mutating) {
+      if (rawPatch !== "" && patchType === undefined) throw invalid(name, "webhook returned response.patch but not response.patchType");
+      if (rawPatch === "" && patchType !== undefined) throw invalid(name, "webhook returned response.patchType but not response.patch");
+      if (patchType === "") throw invalid(name, `webhook returned invalid response.patchType of ""`);
+    } else {
+      if (rawPatch !== "") throw invalid(name, "validating webhook may not return response.patch");
+      if (patchType !== undefined) throw invalid(name, "validating webhook may not return response.patchType");
     }
   }
+  // v1beta1 patches are JSON patches; a validating webhook's patch is ignored there.
+  const patch = mutating && rawPatch !== "" ? rawPatch : undefined;
+  if (patch !== undefined && response.allowed === true && version === "v1" && patchType !== "JSONPatch") {
+    // The dispatcher's, not the verifier's: ErrCallingWebhook with the webhook's own Status.
+    throw new WebhookCallError(name, `unsupported patch type ${JSON.stringify(patchType)}`);
+  }
   const warnings = Array.isArray(response.warnings) ? response.warnings.filter((w): w is string => typeof w === "string") : undefined;
+  const annotations = response.auditAnnotations;
+  const auditAnnotations =
+    annotations && typeof annotations === "object"
+      ? Object.fromEntries(Object.entries(annotations).filter((e): e is [string, string] => typeof e[1] === "string"))
+      : undefined;
   return {
     allowed: response.allowed === true,
     ...(response.status && typeof response.status === "object" ? { result: response.status as AdmissionResponse["result"] } : {}),
     ...(patch !== undefined ? { patch } : {}),
     ...(warnings ? { warnings } : {}),
+    ...(auditAnnotations ? { auditAnnotations } : {}),
   };
 }

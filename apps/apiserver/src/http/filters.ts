@@ -123,7 +123,14 @@ export function authorization(authorizer: Authorizer, profile: NamingProfile): F
     const decision = await authorizer.authorize(attributes);
     c.get("audit")?.recordAuthorization(decision.allowed, decision.reason);
     if (!decision.allowed) return respondError(forbidden(attributes, decision.reason));
-    c.set("ctx", { user, profile, warnings: [], authorizer });
+    const record = c.get("audit");
+    // An admission annotation is never overwritten: the first value stays (Kubernetes refuses the second).
+    const annotate = record
+      ? (key: string, value: string) => {
+          if (record.event.annotations?.[key] === undefined) record.annotate(key, value);
+        }
+      : undefined;
+    c.set("ctx", { user, profile, warnings: [], authorizer, ...(annotate ? { annotate } : {}) });
     await next();
   };
 }

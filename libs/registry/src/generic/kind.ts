@@ -26,6 +26,8 @@ export interface RequestContext {
   authorizer?: Authorizer;
   /** Aborted when the request's deadline passes: the answer (504) is gone, so nothing may be written after. */
   signal?: AbortSignal;
+  /** Adds an annotation to the request's audit event (admission's, as Kubernetes' Attributes.AddAnnotation); absent without audit. */
+  annotate?: (key: string, value: string) => void;
 }
 
 /**

@@ -36,6 +36,7 @@ import {
 } from "./authorization/subject-access-review.js";
 import { tokenReviews } from "./authentication/token-review.js";
 import { mutatingWebhookConfigurations, validatingWebhookConfigurations } from "./admissionregistration/webhook-configuration.js";
+import { validatingAdmissionPolicies, validatingAdmissionPolicyBindings } from "./admissionregistration/validating-admission-policy.js";
 
 /**
  * Every kind orch serves out of the box, named for the profile. One file per kind in this folder.
@@ -66,6 +67,8 @@ export function builtinKinds(profile: NamingProfile, services: KindServices = {}
     customResourceDefinitions(profile),
     validatingWebhookConfigurations(profile),
     mutatingWebhookConfigurations(profile),
+    validatingAdmissionPolicies(profile),
+    validatingAdmissionPolicyBindings(profile),
     leases(profile),
     selfSubjectReviews(profile),
     roles(profile),

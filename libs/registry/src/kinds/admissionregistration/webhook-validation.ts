@@ -20,8 +20,8 @@ import { isValidPortNum } from "../core/pod-validation-formats.js";
 export const ACCEPTED_ADMISSION_REVIEW_VERSIONS = ["v1", "v1beta1"] as const;
 const OPERATIONS = ["*", "CONNECT", "CREATE", "DELETE", "UPDATE"] as const;
 const SCOPES = ["*", "Cluster", "Namespaced"] as const;
-const FAILURE_POLICIES = ["Fail", "Ignore"] as const;
-const MATCH_POLICIES = ["Equivalent", "Exact"] as const;
+export const FAILURE_POLICIES = ["Fail", "Ignore"] as const;
+export const MATCH_POLICIES = ["Equivalent", "Exact"] as const;
 const NO_SIDE_EFFECT_CLASSES = ["None", "NoneOnDryRun"] as const;
 const REINVOCATION_POLICIES = ["IfNeeded", "Never"] as const;
 const MAX_MATCH_CONDITIONS = 64;
@@ -86,7 +86,7 @@ function validateResources(resources: readonly string[], at: FieldPath): FieldEr
 }
 
 /** validateRuleWithOperations and validateRule. */
-function validateRule(rule: RuleWithOperations, at: FieldPath): FieldError[] {
+export function validateRule(rule: RuleWithOperations, at: FieldPath): FieldError[] {
   const errs: FieldError[] = [];
   const operations = rule.operations ?? [];
   if (operations.length === 0) errs.push(fieldError.required(at.child("operations")));
@@ -180,26 +180,33 @@ function validateAdmissionReviewVersions(versions: readonly string[], at: FieldP
   return errs;
 }
 
-/** validateMatchConditions: unique qualified names, and expressions that compile to a bool. */
-function validateMatchConditions(conditions: ValidatingWebhook["matchConditions"], at: FieldPath): FieldError[] {
+/**
+ * validateMatchConditions: at most 64, each an expression that compiles to a bool (with `params` in a
+ * policy that has a paramKind) and a qualified name, names unique.
+ */
+export function validateMatchConditions(
+  conditions: ValidatingWebhook["matchConditions"],
+  at: FieldPath,
+  compile: (expression: string) => { error?: string } = compileMatchCondition,
+): FieldError[] {
   const list = conditions ?? [];
   const errs: FieldError[] = [];
   if (list.length > MAX_MATCH_CONDITIONS) errs.push(fieldError.tooMany(at, list.length, MAX_MATCH_CONDITIONS));
   const names = new Set<string>();
   list.forEach((condition, i) => {
+    const expression = (condition.expression ?? "").trim();
+    if (expression === "") errs.push(fieldError.required(at.index(i).child("expression")));
+    else {
+      const compiled = compile(expression);
+      if (compiled.error) errs.push(fieldError.invalid(at.index(i).child("expression"), expression, compiled.error));
+    }
     const name = condition.name ?? "";
     const nameAt = at.index(i).child("name");
     if (name === "") errs.push(fieldError.required(nameAt));
-    else {
-      for (const problem of isQualifiedName(name)) errs.push(fieldError.invalid(nameAt, name, problem));
+    else for (const problem of isQualifiedName(name)) errs.push(fieldError.invalid(nameAt, name, problem));
+    if (name !== "") {
       if (names.has(name)) errs.push(fieldError.duplicate(nameAt, name));
       names.add(name);
-    }
-    const expression = condition.expression ?? "";
-    if (expression === "") errs.push(fieldError.required(at.index(i).child("expression")));
-    else {
-      const compiled = compileMatchCondition(expression);
-      if (compiled.error) errs.push(fieldError.invalid(at.index(i).child("expression"), expression, compiled.error));
     }
   });
   return errs;
