@@ -11,6 +11,7 @@ import { afterCheck, aggregateLiteralIssue, beforeCheck, literalIssues } from ".
 import { type ListKind, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 import { registerQuantityAndSemver } from "./libraries.js";
 import { estimateCost } from "./cost-estimate.js";
+import { registerStandardGaps } from "./standard-gaps.js";
 
 /** celconfig.PerCallLimit: the runtime cost one rule evaluation may use. */
 export const CRD_RULE_PER_CALL_COST_LIMIT = 1_000_000;
@@ -144,6 +145,7 @@ for (const t of ["int", "double", "string"] as const) {
 // Kubernetes' other libraries (IP, CIDR, URL, format, sets, regex, strings.quote/format) and the
 // strings extension's replace and charAt.
 registerExtensionLibraries(base);
+registerStandardGaps(base, celEquals);
 base
   .registerFunction("string.replace(string, string): string", (s: string, a: string, b: string) => s.replaceAll(a, b))
   .registerFunction("string.replace(string, string, int): string", (s: string, a: string, b: string, n: bigint) => {

@@ -3,6 +3,7 @@
 // (ext.Strings v2: quote, format; ext.Sets), with Kubernetes' function names, results and error texts.
 // Namespaced functions (`ip.isCanonical`, `format.named`, `sets.contains`, `strings.quote`) are methods
 // of a namespace constant, the way the engine itself declares `optional.of`.
+import { rfc3339 } from "./standard-gaps.js";
 import type { Environment } from "@marcbachmann/cel-js";
 import { Optional } from "@marcbachmann/cel-js";
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from "@orch/machinery";
@@ -275,16 +276,28 @@ function formatDouble(d: number): string {
   return String(d);
 }
 
+/** The engine's uint (an object whose value is a bigint) as a bigint; anything else unchanged. */
+const unsigned = (v: unknown): unknown =>
+  typeof v === "object" && v !== null && typeof (v as { valueOf(): unknown }).valueOf() === "bigint" ? v.valueOf() : v;
+
 function stringClause(v: unknown, quoted = false): string {
   if (v === null) return "null";
+  v = unsigned(v);
   if (typeof v === "string") return quoted ? JSON.stringify(v) : v;
   if (typeof v === "bigint" || typeof v === "boolean") return String(v);
   if (typeof v === "number") return formatDouble(v);
   if (v instanceof Uint8Array) return quoted ? `b${JSON.stringify(Buffer.from(v).toString())}` : Buffer.from(v).toString();
-  if (v instanceof Date) return quoted ? `timestamp(${JSON.stringify(v.toISOString())})` : v.toISOString();
+  if (v instanceof Date) return quoted ? `timestamp(${JSON.stringify(rfc3339(v))})` : rfc3339(v);
   if (Array.isArray(v)) return `[${v.map((x) => stringClause(x, true)).join(", ")}]`;
-  if (v instanceof Map) {
-    const pairs = [...v]
+  // A map literal with string keys is a plain object in the engine.
+  const entries =
+    v instanceof Map
+      ? [...v]
+      : typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype
+        ? Object.entries(v as Record<string, unknown>)
+        : undefined;
+  if (entries) {
+    const pairs = entries
       .map(([k, x]) => [stringClause(k, true), stringClause(x, true)] as const)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${pairs.map(([k, x]) => `${k}:${x}`).join(", ")}}`;
@@ -311,6 +324,7 @@ const typeName = (v: unknown): string =>
                 : "dyn";
 
 function integerClause(v: unknown, radix: number, clause: string, upper = false): string {
+  v = unsigned(v);
   if (typeof v === "bigint") {
     const text = v < 0n ? `-${(-v).toString(radix)}` : v.toString(radix);
     return upper ? text.toUpperCase() : text;
@@ -350,7 +364,7 @@ function formatString(format: string, args: unknown[]): string {
     }
     const verb = format[i] ?? "";
     if (next >= args.length) throw new Error(`index ${next} out of range`);
-    const arg = args[next++];
+    const arg = unsigned(args[next++]);
     switch (verb) {
       case "s":
         out += stringClause(arg);

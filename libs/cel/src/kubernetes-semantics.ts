@@ -154,6 +154,30 @@ export function aggregateLiteralIssue(root: unknown): LiteralIssue | undefined {
   return issue;
 }
 
+/** Go's unicode.IsSpace, which strings.TrimSpace (cel-go's trim()) trims. */
+const goSpace = "\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const goTrim = new RegExp(`^[${goSpace}]+|[${goSpace}]+$`, "g");
+
+/** cel-go's strings extension where the engine's differs: ASCII-only case mapping, Go's whitespace. */
+const stringFixes = new Map<string, (s: string) => string>([
+  ["lowerAscii", (s) => s.replace(/[A-Z]+/g, (c) => c.toLowerCase())],
+  ["upperAscii", (s) => s.replace(/[a-z]+/g, (c) => c.toUpperCase())],
+  ["trim", (s) => s.replace(goTrim, "")],
+]);
+
+const timestampAccessors = new Set([
+  "getFullYear",
+  "getMonth",
+  "getDate",
+  "getDayOfMonth",
+  "getDayOfWeek",
+  "getDayOfYear",
+  "getHours",
+  "getMinutes",
+  "getSeconds",
+  "getMilliseconds",
+]);
+
 /** After type checking: RE2 matches() and Kubernetes' equality and list concatenation. */
 export function afterCheck(root: unknown, options: { structuralEquality: boolean }): void {
   walk(root as Node, (n) => {
@@ -165,6 +189,27 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
         const [text, pattern] = values as unknown[];
         if (typeof text === "string" && typeof pattern === "string") return regexpMatches(text, pattern);
         return original(values, ...rest);
+      };
+    } else if (n.op === "rcall" && stringFixes.has((n.args as [string])[0])) {
+      const fix = stringFixes.get((n.args as [string])[0])!;
+      n.handle = (values: unknown, ...rest: unknown[]) => {
+        const [text] = values as unknown[];
+        return typeof text === "string" ? fix(text) : original(values, ...rest);
+      };
+    } else if (n.op === "rcall" && (n.args as [string])[0] === "getMilliseconds") {
+      // cel-go: a duration's millisecond component, not the whole duration in milliseconds.
+      n.handle = (values: unknown, ...rest: unknown[]) => {
+        const [d] = values as [{ nanos?: unknown }];
+        return typeof d?.nanos === "number" && !(d instanceof Date) ? BigInt(Math.trunc(d.nanos / 1e6)) : original(values, ...rest);
+      };
+    } else if (n.op === "rcall" && timestampAccessors.has((n.args as [string])[0])) {
+      // cel-go takes a fixed offset ("+11:00", "02:00") where an IANA zone name is expected.
+      n.handle = (values: unknown, ...rest: unknown[]) => {
+        const [d, zone] = values as [unknown, unknown];
+        const m = typeof zone === "string" ? /^([+-])?(\d{2}):(\d{2})$/.exec(zone) : null;
+        if (!(d instanceof Date) || !m) return original(values, ...rest);
+        const offset = (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000;
+        return original([new Date(d.getTime() + offset), "UTC"], ...rest);
       };
     } else if (options.structuralEquality && (n.op === "==" || n.op === "!=")) {
       const negate = n.op === "!=";
