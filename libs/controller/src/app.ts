@@ -77,6 +77,28 @@ export function kubeconfigPath(env: NodeJS.ProcessEnv, app?: string): string | u
   return own && existsSync(own) ? own : join(dataDir, "kubeconfig");
 }
 
+/**
+ * Kubernetes' --leader-elect-lease-duration, --leader-elect-renew-deadline and --leader-elect-retry-period,
+ * in seconds (fractions allowed), from `ORCH_LEADER_ELECT_*_SECONDS`; unset ones keep the elector's defaults.
+ */
+export function leaderElectionTimings(
+  env: NodeJS.ProcessEnv,
+): Partial<Pick<LeaderElectionOptions, "leaseDurationMs" | "renewDeadlineMs" | "retryPeriodMs">> {
+  const ms = (name: string): number | undefined => {
+    const text = env[name];
+    if (text === undefined || text === "") return undefined;
+    const seconds = Number(text);
+    if (!Number.isFinite(seconds) || seconds <= 0)
+      throw new Error(`${name} must be a positive number of seconds, not ${JSON.stringify(text)}`);
+    return seconds * 1000;
+  };
+  return {
+    leaseDurationMs: ms("ORCH_LEADER_ELECT_LEASE_DURATION_SECONDS"),
+    renewDeadlineMs: ms("ORCH_LEADER_ELECT_RENEW_DEADLINE_SECONDS"),
+    retryPeriodMs: ms("ORCH_LEADER_ELECT_RETRY_PERIOD_SECONDS"),
+  };
+}
+
 export async function runControllerApp(options: ControllerAppOptions): Promise<ControllerApp> {
   const env = options.env ?? process.env;
   const supervised = env.ORCH_SUPERVISED === "1";
@@ -152,6 +174,7 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
   const done = new Promise<number>((resolve) => (resolveDone = resolve));
 
   const election = options.leaderElection === false ? undefined : (options.leaderElection ?? {});
+  const timings = leaderElectionTimings(env);
   const elector = election
     ? new LeaderElector({
         client,
@@ -159,9 +182,9 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
         namespace: election.namespace ?? "default",
         name: options.name,
         identity: election.identity,
-        leaseDurationMs: election.leaseDurationMs,
-        renewDeadlineMs: election.renewDeadlineMs,
-        retryPeriodMs: election.retryPeriodMs,
+        leaseDurationMs: election.leaseDurationMs ?? timings.leaseDurationMs,
+        renewDeadlineMs: election.renewDeadlineMs ?? timings.renewDeadlineMs,
+        retryPeriodMs: election.retryPeriodMs ?? timings.retryPeriodMs,
         log,
         onStartedLeading: lead,
       })

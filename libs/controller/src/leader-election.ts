@@ -43,7 +43,7 @@ export interface LeaderElectionOptions {
   name: string;
   /** Default `leaseResource("orch.io")`. */
   ref?: ResourceRef;
-  /** Unique per replica; default hostname + random suffix (a restarted process is a new candidate). */
+  /** Unique per replica; default hostname, pid and a random suffix (a restarted process is a new candidate). */
   identity?: string;
   /** How long a lease stays valid after its last renew; default 15 s. */
   leaseDurationMs?: number;
@@ -71,8 +71,9 @@ export interface LeaderElectionOptions {
 /** client-go's JitterFactor: candidates retry between 1x and 2.2x the retry period, so they do not move in lock step. */
 const JITTER_FACTOR = 1.2;
 
+/** Host, process and a random part: unique per process, and it says which process leads. */
 export function defaultIdentity(): string {
-  return `${hostname()}_${randomBytes(4).toString("hex")}`;
+  return `${hostname()}_${process.pid}_${randomBytes(4).toString("hex")}`;
 }
 
 type Attempt = "acquired" | "held" | "failed";

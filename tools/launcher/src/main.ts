@@ -73,6 +73,15 @@ function selectControllers(available: Map<string, string>, setting: string | und
   });
 }
 
+/** ORCH_CONTROLLER_REPLICAS: processes per controller app, 1 unless set. */
+function controllerReplicas(setting: string | undefined): number {
+  if (setting === undefined || setting.trim() === "") return 1;
+  const n = Number(setting);
+  if (!Number.isInteger(n) || n < 1 || n > 10)
+    throw new Error(`ORCH_CONTROLLER_REPLICAS must be a whole number from 1 to 10, not ${JSON.stringify(setting)}`);
+  return n;
+}
+
 /** Kills the process a pid file names if it is still that program (a pid may have been reused), and waits. */
 async function reapEarlierRun(pidFile: string, program: string): Promise<void> {
   const pid = Number(existsSync(pidFile) ? readFileSync(pidFile, "utf8").trim() : Number.NaN);
@@ -228,6 +237,7 @@ async function main(): Promise<void> {
   // Each controller finds its own identity in the data directory (controllers/<app>.kubeconfig); a
   // KUBECONFIG of the user's environment would send it to another cluster, or as another user.
   const { KUBECONFIG: _userKubeconfig, ...controllerEnv } = env;
+  const replicas = controllerReplicas(env.ORCH_CONTROLLER_REPLICAS);
   for (const [name, bundle] of controllers) {
     // An app without a bus identity of its own (one the apiserver does not know) watches over HTTPS.
     const identity = join(pki, "controllers", name);
@@ -235,9 +245,15 @@ async function main(): Promise<void> {
       ownBus && !existsSync(`${identity}.crt`)
         ? { ...controllerEnv, ORCH_NATS_URL: "" }
         : { ...controllerEnv, ...busCredentials(identity) };
-    const child = new Supervised({ name, command: process.execPath, args: [bundle], env: childEnv }, log);
-    children.push(child);
-    child.start();
+    // Replicas of one app share its identity and compete for its Lease: one leads, the others wait.
+    for (let replica = 1; replica <= replicas; replica++) {
+      const child = new Supervised(
+        { name: replicas > 1 ? `${name}-${replica}` : name, command: process.execPath, args: [bundle], env: childEnv },
+        log,
+      );
+      children.push(child);
+      child.start();
+    }
   }
   log(`[launcher] control plane ready in ${Date.now() - started} ms`);
   log(`[launcher] kubectl --kubeconfig ${kubeconfig} get namespaces`);
