@@ -47,7 +47,7 @@ async function csr(signerName: string, usages = ["digital signature", "client au
 
 describe("controller identities", () => {
   it("gives each app its own user, not system:masters", async () => {
-    for (const app of ["csr-approver", "csr-signer", "crd-controller", "deployment-controller"]) {
+    for (const app of ["csr-approver", "csr-signer", "crd-controller", "deployment-controller", "scheduler"]) {
       const r = await controller(app).post("/apis/authentication.orch.io/v1/selfsubjectreviews", {
         apiVersion: "authentication.orch.io/v1",
         kind: "SelfSubjectReview",
@@ -168,5 +168,33 @@ describe("controller identities", () => {
     expect(patched.status, patched.text).toBe(200);
     const status = { ...patched.body, status: { observedGeneration: 1 } };
     expect((await deployments.put(path, status)).status).toBe(200);
+  });
+
+  it("scheduler reads nodes and pods, binds pods, writes their status, deletes them; nothing else", async () => {
+    const scheduler = controller("scheduler");
+    const pods = "/api/v1/namespaces/default/pods";
+    expect((await scheduler.get("/api/v1/nodes")).status).toBe(200);
+    expect((await scheduler.get("/api/v1/pods")).status).toBe(200);
+    const pod = await t.api.post(pods, {
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { name: "to-bind" },
+      spec: { containers: [{ name: "c", image: "nginx" }] },
+    });
+    expect(pod.status, pod.text).toBe(201);
+    const status = await scheduler.patch(`${pods}/to-bind/status`, { status: { nominatedNodeName: "n1" } });
+    expect(status.status, status.text).toBe(200);
+    const bound = await scheduler.post(`${pods}/to-bind/binding`, {
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name: "to-bind" },
+      target: { kind: "Node", name: "n1" },
+    });
+    expect(bound.status, bound.text).toBe(201);
+    expect((await scheduler.post(pods, pod.body)).status).toBe(403);
+    expect((await scheduler.patch(`${pods}/to-bind`, { metadata: { labels: { a: "b" } } })).status).toBe(403);
+    expect((await scheduler.patch("/api/v1/nodes/n1", { spec: { unschedulable: true } })).status).toBe(403);
+    expect((await scheduler.get("/api/v1/namespaces/default/secrets")).status).toBe(403);
+    expect((await scheduler.delete(`${pods}/to-bind`)).status).toBe(200);
   });
 });

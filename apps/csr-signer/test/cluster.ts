@@ -72,7 +72,7 @@ export interface StartAppOptions {
 }
 
 /** Starts `apps/<name>/dist/main.mjs` with the environment of the contract, against `cluster`. */
-export function startApp(name: "csr-signer" | "csr-approver", cluster: Cluster, options: StartAppOptions = {}): AppProcess {
+export function startApp(name: string, cluster: Cluster, options: StartAppOptions = {}): AppProcess {
   const bundle = join(repoRoot, "apps", name, "dist", "main.mjs");
   if (!existsSync(bundle)) throw new Error(`${bundle} is missing: run \`npm run build\` first`);
   const own = join(cluster.apiserver.dataDir, "controllers", `${name}.kubeconfig`);

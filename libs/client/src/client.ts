@@ -196,6 +196,25 @@ export class ApiClient {
     return this.put(ref, obj, subresource, options);
   }
 
+  /**
+   * POST to an object's subresource (`binding`, `eviction`, `token`): `body` is the request object, the
+   * answer is whatever the server returns (a Status, a TokenRequest).
+   */
+  async createSubresource<R = unknown>(
+    ref: ResourceRef,
+    name: string,
+    subresource: string,
+    body: unknown,
+    options: WriteOptions = {},
+  ): Promise<R> {
+    return this.json<R>({
+      method: "POST",
+      path: this.objectPath(ref, options.namespace, name, subresource),
+      query: writeParams(options),
+      body: JSON.stringify(body),
+    });
+  }
+
   async patch<T extends KubeObject>(ref: ResourceRef, name: string, patch: unknown, options: PatchOptions = {}): Promise<T> {
     return this.json<T>({
       method: "PATCH",

@@ -7,7 +7,7 @@ import { StatusError } from "@orch/machinery";
 import type { KindDefinition, KindRegistry, RequestContext, ResourceStore } from "@orch/registry";
 
 /** The controller apps that get their own identity (a client certificate with CN `system:orch:<name>`). */
-export const CONTROLLER_APPS = ["csr-approver", "csr-signer", "crd-controller", "deployment-controller"] as const;
+export const CONTROLLER_APPS = ["csr-approver", "csr-signer", "crd-controller", "deployment-controller", "scheduler"] as const;
 export type ControllerApp = (typeof CONTROLLER_APPS)[number];
 
 export const controllerUser = (app: string): string => `system:orch:${app}`;
@@ -112,6 +112,14 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
       rule(["update"], [""], ["replicationcontrollers/status"]),
       rule(["create", "delete"], ["apps"], ["replicasets"]),
       rule([...READ, "create", "delete", "patch", "update"], [""], ["pods"]),
+    ],
+    // Kubernetes' system:kube-scheduler, for what orch serves: read nodes and pods, bind pods, write
+    // their scheduling status, delete the pods it preempts.
+    scheduler: [
+      rule(READ, [""], ["nodes"]),
+      rule([...READ, "delete"], [""], ["pods"]),
+      rule(["create"], [""], ["pods/binding", "bindings"]),
+      rule(["patch", "update"], [""], ["pods/status"]),
     ],
   };
 

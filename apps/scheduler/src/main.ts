@@ -1,0 +1,31 @@
+// scheduler: binds pending pods to nodes, highest priority first, preempting lower-priority pods when
+// that makes room (Kubernetes' kube-scheduler, default profile, for what orch's nodes offer).
+import type { Node, Pod } from "@orch/api";
+import { runControllerApp } from "@orch/controller";
+import { DEFAULT_SCHEDULER_NAME, Scheduler, nodesResource, podsResource } from "./scheduler.js";
+
+/** The one key every change enqueues: a pass looks at all pending pods at once, in priority order. */
+const PASS = "pending-pods";
+
+await runControllerApp({
+  name: "scheduler",
+  setup: (app) => {
+    const pods = app.informer<Pod>(podsResource);
+    const nodes = app.informer<Node>(nodesResource);
+    const scheduler = new Scheduler({
+      client: app.client,
+      pods,
+      nodes,
+      recorder: app.eventRecorder(DEFAULT_SCHEDULER_NAME),
+      log: app.log,
+    });
+    app.runController({
+      name: "scheduler",
+      sources: [
+        { informer: pods, toKeys: () => [PASS] },
+        { informer: nodes, toKeys: () => [PASS] },
+      ],
+      reconciler: () => scheduler.schedule(),
+    });
+  },
+});
