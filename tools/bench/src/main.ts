@@ -8,6 +8,7 @@ import { cpus, tmpdir, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
+import { type AdmissionFigures, admissionFigures } from "./admission.js";
 import { authorizationLoad } from "./authorization.js";
 import { runBaselineServer } from "./baseline.js";
 import { eventRate, natsLatency } from "./events.js";
@@ -41,6 +42,8 @@ const N = {
   fanoutEvents: quick ? 100 : 300,
   /** Creates of each kind in the CRD comparison (a built-in kind, a custom resource with 20 rules). */
   crdCreates: quick ? 2_000 : 10_000,
+  /** Creates of each path in the admission comparison (none, one policy, two webhooks). */
+  admissionCreates: quick ? 2_000 : 10_000,
 };
 const CONCURRENCY = 32;
 
@@ -266,6 +269,33 @@ function crdRows(c: CrdFigures): [string, string, string][] {
     ],
   ];
 }
+/** The admission figures (admission.ts) on an apiserver of their own. */
+async function admission(): Promise<AdmissionFigures> {
+  const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-admission-"));
+  const api = await startApiserver(dataDir);
+  const p = pool(api.origin, api.tls, CONCURRENCY);
+  try {
+    return await admissionFigures(p, api.tls, api.serving, N.admissionCreates, CONCURRENCY);
+  } finally {
+    await p.close();
+    await api.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+function admissionRows(a: AdmissionFigures): [string, string, string][] {
+  const share = (r: LoadResult) => `${fmt((100 * r.perSecond) / a.plain.perSecond, 0)} % of plain`;
+  return [
+    ["ConfigMap creates/s, no admission configured (32 clients; median of 3 rounds taken in turn with the two below)", rate(a.plain), ""],
+    ["the same through one ValidatingAdmissionPolicy (CEL, one binding, Deny)", `${rate(a.policy)}; ${share(a.policy)}`, ""],
+    [
+      "the same through one mutating + one validating webhook (HTTPS, in the bench process)",
+      `${rate(a.webhooks)}; ${share(a.webhooks)}`,
+      "",
+    ],
+  ];
+}
+
 const rate = (r: LoadResult) => `${fmt(r.perSecond, 0)} (p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms)`;
 
 async function main(): Promise<void> {
@@ -355,6 +385,7 @@ async function main(): Promise<void> {
   const planes = await controlPlaneStarts(root, N.starts);
   const base = await baseline(api.tls, api.serving);
   const crd = await crds();
+  const adm = await admission();
 
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const rows: [string, string, string][] = [
@@ -445,6 +476,7 @@ async function main(): Promise<void> {
       "≤ 400 MB",
     ],
     ...crdRows(crd),
+    ...admissionRows(adm),
     [
       "baseline (Hono + better-sqlite3) creates/s",
       `${fmt(base.creates.perSecond, 0)} (p99 ${fmt(base.creates.p99)} ms); orch = ${fmt((100 * creates.perSecond) / base.creates.perSecond, 0)} %`,
@@ -475,7 +507,10 @@ async function main(): Promise<void> {
     base.creates.errors +
     base.gets.errors +
     crd.plain.errors +
-    crd.withRules.errors;
+    crd.withRules.errors +
+    adm.plain.errors +
+    adm.policy.errors +
+    adm.webhooks.errors;
   if (errors > 0) console.log(`\n${errors} requests failed`);
 }
 
@@ -504,6 +539,15 @@ if (process.argv[2] === "--baseline-server") {
   runBaselineServer(process.argv[3]!, { key: tls.key, cert: tls.cert, ca: tls.ca });
 } else if (process.argv.includes("--mixed-by-kind")) {
   await mixedKindsOnly();
+} else if (process.argv.includes("--admission")) {
+  // `npm run bench -- --admission`: only the admission figures.
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
+  const a = await admission();
+  console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
+  console.log("| measure | result | target |\n|---|---|---|");
+  for (const [m, r, t] of admissionRows(a)) console.log(`| ${m} | ${r} | ${t} |`);
+  const failed = a.plain.errors + a.policy.errors + a.webhooks.errors;
+  if (failed > 0) console.log(`\n${failed} requests failed`);
 } else if (process.argv.includes("--crds")) {
   // `npm run bench -- --crds`: only the custom resource figures.
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;

@@ -76,6 +76,9 @@ export function admissionRequest(seen: AdmissionAttributes, requested: Admission
   };
 }
 
+/** Each request (its context) reads its namespace once, however many webhooks and policies ask, as an informer cache would serve them. */
+const namespaceReads = new WeakMap<object, Promise<ObjectHeader | undefined>>();
+
 export class RequestMatcher {
   constructor(
     private readonly cluster: ClusterReader,
@@ -85,7 +88,9 @@ export class RequestMatcher {
   /** The namespace a request is in, as Kubernetes' matcher fetches it; undefined for cluster-scoped writes. */
   async namespaceOf(a: AdmissionAttributes): Promise<ObjectHeader | undefined> {
     if (!a.definition.namespaced || a.namespace === "") return undefined;
-    const namespace = await this.cluster.get("", "namespaces", "", a.namespace);
+    let read = namespaceReads.get(a.ctx);
+    if (!read) namespaceReads.set(a.ctx, (read = this.cluster.get("", "namespaces", "", a.namespace)));
+    const namespace = await read;
     if (!namespace) throw errors.notFound({ group: "", resource: "namespaces" }, a.namespace);
     return namespace;
   }
