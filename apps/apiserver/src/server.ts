@@ -217,13 +217,6 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     systemContext(),
     log,
   );
-  const aggregator = new ClusterRoleAggregator(
-    storage,
-    authorizer,
-    storeFor(registry.lookup(rbacGroup, "v1", "clusterroles")!),
-    systemContext,
-    log.child("cluster-role-aggregation"),
-  );
   let ready = false;
   const metrics = new ApiserverMetrics({ storage: () => storageMetrics(storage, registry) });
   const app = createApp({
@@ -245,39 +238,83 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   });
   handle = app.fetch;
 
-  const namespaceFinalizer = new NamespaceFinalizer(storage, registry, storeFor, systemContext, log.child("namespace-finalizer"));
-  const garbageCollector = new GarbageCollector(storage, registry, storeFor, systemContext, log.child("garbage-collector"));
-  const eventTtl = new EventTtl(
-    storage,
-    storeFor(registry.lookup("", "v1", "events")!),
-    config.eventTtlMs ?? DEFAULT_EVENT_TTL_MS,
-    systemContext,
-    log.child("event-ttl"),
-  );
-  const inEveryNamespace = [
-    defaultServiceAccount(storeFor(registry.lookup("", "v1", "serviceaccounts")!)),
-    rootCaConfigMap(storeFor(registry.lookup("", "v1", "configmaps")!), config.profile, pki.caPem),
-  ].map(
-    (object) =>
-      new InEveryNamespace(storage, storeFor(registry.lookup("", "v1", "namespaces")!), object, systemContext, log.child(object.name)),
-  );
-  const tokenSecrets = new ServiceAccountTokenSecrets(
-    storage,
-    {
-      secrets: storeFor(registry.lookup("", "v1", "secrets")!),
-      cluster,
-      tokens: authentication.tokens,
-      profile: config.profile,
-      caPem: pki.caPem,
-      ctx: systemContext,
-    },
-    log.child("service-account-token-secrets"),
-  );
-  const endpointsController = new EndpointsController(storage, serviceStores, config.profile, systemContext, log.child("endpoints"));
-  // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
-  const relay = config.bus
-    ? EventRelay.start(storage, natsConnectOptions(config.bus, "orch-apiserver-relay"), { ...config.events, log: log.child("event-relay") })
-    : undefined;
+  // What must run once per cluster runs in the replica that holds the leadership lock (docs/high-availability.md);
+  // with SQLite, the only process. The relay too: one publisher keeps the stream free of duplicates
+  // without relying on JetStream's duplicate window (which remains the safety net).
+  let relay: EventRelay | undefined;
+  const startSingletons = (): { stop(): Promise<void> }[] => {
+    const eventTtl = new EventTtl(
+      storage,
+      storeFor(registry.lookup("", "v1", "events")!),
+      config.eventTtlMs ?? DEFAULT_EVENT_TTL_MS,
+      systemContext,
+      log.child("event-ttl"),
+    );
+    const inEveryNamespace = [
+      defaultServiceAccount(storeFor(registry.lookup("", "v1", "serviceaccounts")!)),
+      rootCaConfigMap(storeFor(registry.lookup("", "v1", "configmaps")!), config.profile, pki.caPem),
+    ].map(
+      (object) =>
+        new InEveryNamespace(storage, storeFor(registry.lookup("", "v1", "namespaces")!), object, systemContext, log.child(object.name)),
+    );
+    const tokenSecrets = new ServiceAccountTokenSecrets(
+      storage,
+      {
+        secrets: storeFor(registry.lookup("", "v1", "secrets")!),
+        cluster,
+        tokens: authentication.tokens,
+        profile: config.profile,
+        caPem: pki.caPem,
+        ctx: systemContext,
+      },
+      log.child("service-account-token-secrets"),
+    );
+    const aggregator = new ClusterRoleAggregator(
+      storage,
+      authorizer,
+      storeFor(registry.lookup(rbacGroup, "v1", "clusterroles")!),
+      systemContext,
+      log.child("cluster-role-aggregation"),
+    );
+    // The relay does not wait for NATS: writes succeed while it is away and the backlog follows.
+    relay = config.bus
+      ? EventRelay.start(storage, natsConnectOptions(config.bus, "orch-apiserver-relay"), {
+          ...config.events,
+          log: log.child("event-relay"),
+        })
+      : undefined;
+    const running = relay;
+    return [
+      new NamespaceFinalizer(storage, registry, storeFor, systemContext, log.child("namespace-finalizer")),
+      new GarbageCollector(storage, registry, storeFor, systemContext, log.child("garbage-collector")),
+      eventTtl,
+      ...inEveryNamespace,
+      tokenSecrets,
+      new EndpointsController(storage, serviceStores, config.profile, systemContext, log.child("endpoints")),
+      aggregator,
+      {
+        stop: async () => {
+          if (relay === running) relay = undefined;
+          await running?.stop();
+        },
+      },
+    ];
+  };
+  // Started and stopped one after the other: a stop that is still under way when the lock comes back
+  // finishes before the next start.
+  let singletons: { stop(): Promise<void> }[] = [];
+  let transition = Promise.resolve();
+  const switchSingletons = (start: boolean) => {
+    transition = transition.then(async () => {
+      await Promise.all(singletons.map((s) => s.stop()));
+      singletons = start ? startSingletons() : [];
+    });
+    transition.catch((e) => log.error("starting or stopping the cluster's singletons failed", e));
+  };
+  const leadership = storage.lead("apiserver-singletons", {
+    acquired: () => switchSingletons(true),
+    lost: () => switchSingletons(false),
+  });
   // Who may read which events on the bus, from RBAC; written before the apiserver reports ready, so
   // that the NATS server started next finds it.
   const busAuthorization = config.busAuthorizationFile
@@ -291,10 +328,12 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
       )
     : undefined;
   await busAuthorization?.write();
-  if (relay) metrics.reportRelay(() => relay.progress());
+  // A replica that does not publish reports nothing new: the leader's /metrics carries the relay's figures.
+  if (config.bus) metrics.reportRelay(async () => relay?.progress());
   const compactor = setInterval(() => {
-    // Compaction keeps what the relay has not published yet; without a relay nothing waits for it.
-    const published = relay ? Promise.resolve() : storage.currentRevision().then((r) => storage.markPublished(r));
+    // Compaction keeps what the relay has not published yet; without a bus nothing waits for it. (Every
+    // replica compacts: the compaction counter's row lock makes a second one at once remove nothing.)
+    const published = config.bus ? Promise.resolve() : storage.currentRevision().then((r) => storage.markPublished(r));
     published
       .then(() => storage.compact({ maxRevisions: config.history.maxRevisions, maxAgeMs: config.history.maxAgeMs }))
       .catch((e) => log.error("compaction failed", e));
@@ -324,18 +363,9 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     async close() {
       ready = false;
       clearInterval(compactor);
-      await Promise.all([
-        namespaceFinalizer.stop(),
-        garbageCollector.stop(),
-        webhookConfigurations.stop(),
-        admissionPolicies.stop(),
-        eventTtl.stop(),
-        ...inEveryNamespace.map((c) => c.stop()),
-        tokenSecrets.stop(),
-        endpointsController.stop(),
-        aggregator.stop(),
-        busAuthorization?.stop(),
-      ]);
+      await leadership.release();
+      await transition;
+      await Promise.all([webhookConfigurations.stop(), admissionPolicies.stop(), busAuthorization?.stop()]);
       authorizer.stop();
       serviceAllocations.stop();
       customResources.stop();
@@ -345,7 +375,6 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
       });
-      await relay?.stop();
       await storage.close();
       await auditor?.close();
     },

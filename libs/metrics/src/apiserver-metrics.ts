@@ -94,7 +94,7 @@ export class ApiserverMetrics {
   });
   private readonly inFlight: Record<RequestKind, PeakCount> = { readOnly: new PeakCount(), mutating: new PeakCount() };
   private readonly sources: MetricSources;
-  private relaySource: (() => Promise<RelayStats>) | undefined;
+  private relaySource: (() => Promise<RelayStats | undefined>) | undefined;
   private readonly storageObjects: Gauge<"resource">;
   private readonly resourceObjects: Gauge<"group" | "resource">;
   private readonly storageSize: Gauge<"storage_cluster_id">;
@@ -137,8 +137,8 @@ export class ApiserverMetrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** From now on, report the event relay's figures (the relay starts after the HTTP server). */
-  reportRelay(source: () => Promise<RelayStats>): void {
+  /** From now on, report the event relay's figures (the relay starts after the HTTP server); undefined: nothing new (another replica publishes). */
+  reportRelay(source: () => Promise<RelayStats | undefined>): void {
     this.relaySource = source;
     if (this.relay) return;
     const registers = [this.registry];

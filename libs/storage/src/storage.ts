@@ -213,7 +213,11 @@ export interface Storage {
   delete(key: ObjectKey, last: KubeObject, expectedRevision: number): Promise<Change>;
   /** Committed changes with revision > `after`, oldest first, at most `limit`. CompactedError if `after` is too old. */
   changes(after: number, limit: number, resource?: string): Promise<Change[]>;
-  /** Called synchronously after each commit, in revision order. */
+  /**
+   * Called synchronously after each commit, in revision order, each revision once: this process's before
+   * its write resolves, and on a database shared by several processes (PostgreSQL) also the others', as
+   * soon as this one has read them from the log.
+   */
   onCommit(listener: (change: Change) => void): () => void;
   /** A random number fixed when the database was created: revisions are unique only together with it. */
   epoch(): Promise<string>;
@@ -232,7 +236,27 @@ export interface StorageStatistics {
   sizeBytes: number;
 }
 
+/** What a process does while it holds a cluster-wide lock, and stops doing when it loses it. */
+export interface LeaderCallbacks {
+  /** This process holds the lock now: start what must run once. */
+  acquired(): void;
+  /** It no longer does (its connection to the database failed, or it released the lock): stop at once. */
+  lost(): void;
+}
+
+/** A process's claim on a cluster-wide lock; `release` gives it up (and calls `lost` if it was held). */
+export interface Leadership {
+  readonly held: boolean;
+  release(): Promise<void>;
+}
+
 /** An engine the apiserver runs on (SqliteStorage, PostgresStorage): the contract plus its figures. */
 export interface ServingStorage extends Storage {
   stats(): Promise<StorageStatistics>;
+  /**
+   * Competes for the lock `name` among the processes sharing this storage, for what must run once per
+   * cluster (the apiserver's own controllers, the event relay): at most one process holds it at a time,
+   * and another takes it over when the holder dies. SQLite has one process: it holds the lock at once.
+   */
+  lead(name: string, callbacks: LeaderCallbacks): Leadership;
 }

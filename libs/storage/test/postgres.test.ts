@@ -1,4 +1,4 @@
-import { createPostgresDatabase, postgresAvailable } from "@orch/testing";
+import { createPostgresDatabase, eventually, postgresAvailable } from "@orch/testing";
 import { describe, expect, it, vi } from "vitest";
 import { PostgresStorage } from "../src/postgres/index.js";
 import { RevisionConflictError, type ValueTransformer } from "../src/storage.js";
@@ -62,6 +62,12 @@ describe.runIf(available)("PostgresStorage", () => {
     const db = await createPostgresDatabase();
     const writers = [await PostgresStorage.open({ url: db.url }), await PostgresStorage.open({ url: db.url })];
     const reader = await PostgresStorage.open({ url: db.url });
+    // What each process's commit listeners hear: its own commits and the others', each once, in order.
+    const heard = [...writers, reader].map((storage) => {
+      const revisions: number[] = [];
+      storage.onCommit((c) => revisions.push(c.revision));
+      return revisions;
+    });
     try {
       const counter = { resource: "core/configmaps", namespace: "default", name: "counter" };
       await writers[0]!.create(counter, { metadata: { name: "counter" }, n: 0 });
@@ -107,6 +113,9 @@ describe.runIf(available)("PostgresStorage", () => {
       expect(all).toEqual(Array.from({ length: 4 * perWriter }, (_, i) => i + 2));
       expect(conflicts).toBeGreaterThan(0);
       expect(await reader.currentRevision()).toBe(1 + 4 * perWriter);
+      const everyRevision = Array.from({ length: 1 + 4 * perWriter }, (_, i) => i + 1);
+      for (const revisions of heard) await eventually("every revision heard", () => revisions.length >= everyRevision.length);
+      for (const revisions of heard) expect(revisions).toEqual(everyRevision);
     } finally {
       for (const s of [...writers, reader]) await s.close();
       await db.drop();
@@ -131,6 +140,36 @@ describe.runIf(available)("PostgresStorage", () => {
     } finally {
       await encrypting.close();
       await plain.close();
+      await db.drop();
+    }
+  });
+
+  it("hands the leadership lock to one process at a time, and to another when the holder goes", async () => {
+    const db = await createPostgresDatabase();
+    const storages = [
+      await PostgresStorage.open({ url: db.url, leaderRetryMs: 50 }),
+      await PostgresStorage.open({ url: db.url, leaderRetryMs: 50 }),
+    ];
+    try {
+      const leading = [0, 0];
+      const leaderships = storages.map((storage, i) =>
+        storage.lead("singletons", { acquired: () => leading[i]!++, lost: () => leading[i]!-- }),
+      );
+      await eventually("a leader", () => leaderships.some((l) => l.held));
+      const holder = leaderships.findIndex((l) => l.held);
+      const other = 1 - holder;
+      // Given time to try again several times, the other still does not lead.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(leading).toEqual(holder === 0 ? [1, 0] : [0, 1]);
+      await storages[holder]!.close();
+      expect(leading[holder]).toBe(0);
+      await eventually("the other takes over", () => leaderships[other]!.held);
+      expect(leading[other]).toBe(1);
+      // Another name is another lock.
+      const second = storages[other]!.lead("other", { acquired: () => undefined, lost: () => undefined });
+      await eventually("a second lock", () => second.held);
+    } finally {
+      for (const s of storages) await s.close();
       await db.drop();
     }
   });

@@ -37,6 +37,8 @@ export class Watcher implements AsyncIterable<WatchEvent> {
   private pending: Change[] | undefined = [];
   /** Why the watcher ended early, if it did (e.g. overflow). */
   endReason: string | undefined;
+  /** The newest revision delivered: history read from the log and live changes may overlap. */
+  private deliveredThrough = 0;
 
   constructor(
     private readonly options: WatchOptions,
@@ -62,8 +64,10 @@ export class Watcher implements AsyncIterable<WatchEvent> {
   }
 
   deliver(change: Change): void {
-    // A start revision in the future: nothing up to it is delivered.
-    if (change.revision <= this.options.after) return;
+    // A start revision in the future: nothing up to it is delivered. A change delivered already (read
+    // from the log ahead of the hub, which hears another apiserver's commits a moment later) is not again.
+    if (change.revision <= this.options.after || change.revision <= this.deliveredThrough) return;
+    this.deliveredThrough = change.revision;
     const event = this.options.filter(change);
     if (event) this.push(event);
   }
@@ -143,14 +147,15 @@ export class WatchHub {
   private constructor(
     private readonly storage: Storage,
     private readonly windowSize: number,
-    initialRevision: number,
   ) {
-    this.lastRevision = initialRevision;
     this.unsubscribe = storage.onCommit((change) => this.publish(change));
   }
 
   static async create(storage: Storage, windowSize = 10_000): Promise<WatchHub> {
-    return new WatchHub(storage, windowSize, await storage.currentRevision());
+    // Subscribed before the revision is read: a commit in between (another apiserver's) is not missed.
+    const hub = new WatchHub(storage, windowSize);
+    hub.lastRevision = Math.max(hub.lastRevision, await storage.currentRevision());
+    return hub;
   }
 
   /** The newest revision the hub has seen committed. */
@@ -159,7 +164,7 @@ export class WatchHub {
   }
 
   private publish(change: Change): void {
-    this.lastRevision = change.revision;
+    this.lastRevision = Math.max(this.lastRevision, change.revision);
     this.window.push(change);
     // Trim in chunks: shifting the array on every commit would cost O(window) per write.
     if (this.window.length > this.windowSize * 1.25) this.window.splice(0, this.window.length - this.windowSize);

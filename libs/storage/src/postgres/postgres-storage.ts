@@ -3,6 +3,7 @@ import { type SQL, and, eq, sql } from "drizzle-orm";
 import { type NodePgDatabase, drizzle } from "drizzle-orm/node-postgres";
 import { PgDialect } from "drizzle-orm/pg-core";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -17,6 +18,8 @@ import {
   KeyExistsError,
   KeyNotFoundError,
   type KubeObject,
+  type LeaderCallbacks,
+  type Leadership,
   type ListQuery,
   type ListResult,
   type ObjectKey,
@@ -33,6 +36,7 @@ import {
   storedJson,
   storedObject,
 } from "../storage.js";
+import { AdvisoryLeadership } from "./advisory-lock.js";
 import { counters, objects } from "./schema.js";
 
 export interface PostgresOptions {
@@ -44,6 +48,16 @@ export interface PostgresOptions {
   transformers?: ValueTransformers;
   /** Connections kept open: reads share them, and a group commit takes one at a time. Default 8. */
   maxConnections?: number;
+  /**
+   * How often the log is read for commits of other processes on the same database, besides when they
+   * announce them (LISTEN/NOTIFY): the safety net for a lost notification or connection. Default 1000 ms.
+   */
+  followIntervalMs?: number;
+  /**
+   * How often a process that does not hold a leadership lock (`lead`) tries to take it, and how often the
+   * holder checks that its session lives. Default 1000 ms.
+   */
+  leaderRetryMs?: number;
 }
 
 /** Rows read per query while scanning a list; a filter may need several batches to fill a page. */
@@ -60,6 +74,17 @@ const APPLICATION_NAME = "orch-apiserver";
 
 /** The key of the advisory lock that lets one process at a time migrate a shared database. */
 const MIGRATION_LOCK = 0x6f726368; // "orch"
+
+/** The channel on which each group commit announces `<writer id>:<last revision>` to the other processes. */
+const COMMIT_CHANNEL = "orch_commits";
+
+/** Changes read per query while catching up with other processes' commits. */
+const FOLLOW_BATCH = 1000;
+
+/** How long to wait before reconnecting the notification connection after it failed. */
+const RECONNECT_DELAY_MS = 1000;
+
+const CHANGE_COLUMNS = "revision, resource, namespace, name, type, value, value_bytes, prev_value, prev_value_bytes";
 
 function migrationsFolder(): string {
   // As SqliteStorage's: beside the bundle when one ships them, otherwise through the package.
@@ -126,11 +151,28 @@ export class PostgresStorage implements ServingStorage {
   private readonly log: Logger;
   private readonly transformerFor: ValueTransformers;
   private readonly dialect = new PgDialect();
+  /**
+   * The newest revision handed to the commit listeners: every revision up to it has been, once and in
+   * order, whichever process committed it. Commits of this process are handed over as they commit; those
+   * of other processes on the same database when the log is read after their announcement.
+   */
+  private delivered = 0;
+  /** Names this process in its commit announcements, so it does not read back its own commits. */
+  private readonly writerId = randomBytes(8).toString("hex");
+  /** The connection that LISTENs for other processes' commits, while connected. */
+  private listener: pg.Client | undefined;
+  private followTimer: NodeJS.Timeout | undefined;
+  /** The catch-up read in flight, and whether another was asked for meanwhile. */
+  private catchingUp: Promise<void> | undefined;
+  private catchUpAgain = false;
+  private closed = false;
+  private closing: Promise<void> | undefined;
+  private readonly leaderships = new Set<AdvisoryLeadership>();
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly db: NodePgDatabase,
-    options: PostgresOptions,
+    private readonly options: PostgresOptions,
   ) {
     this.log = options.log ?? createLogger("storage");
     this.transformerFor = options.transformers ?? (() => undefined);
@@ -178,7 +220,109 @@ export class PostgresStorage implements ServingStorage {
     // set-up, during which later commits would land before it (a read from a commit listener would then
     // see a newer state than the commit it was called for).
     await pool.query("SELECT 1");
+    storage.delivered = await storage.currentRevision();
+    await storage.follow(connection, options.followIntervalMs ?? 1000);
     return storage;
+  }
+
+  /**
+   * Follows the commits of other processes on the same database (other apiserver replicas): each group
+   * commit NOTIFYs, and every process LISTENs and then reads the log after the last revision it handed
+   * over. Revisions commit in order (the counter row lock, see commitGroup), so the log read after
+   * revision R never misses a lower revision that commits later: there are no gaps to wait for. A poll
+   * on a timer covers a notification lost with its connection.
+   */
+  private async follow(connection: pg.ClientConfig, intervalMs: number): Promise<void> {
+    this.followTimer = setInterval(() => this.catchUp(), intervalMs);
+    this.followTimer.unref();
+    await this.listen(connection);
+  }
+
+  private async listen(connection: pg.ClientConfig): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ ...connection, application_name: `${APPLICATION_NAME}-follow` });
+    let failed = false;
+    const retry = (e: Error) => {
+      if (failed || this.closed) return;
+      failed = true;
+      this.listener = undefined;
+      this.log.warn("lost the connection that follows other writers' commits; reconnecting", { error: e.message });
+      client.end().catch(() => undefined);
+      setTimeout(() => void this.listen(connection).catch((err) => retry(err as Error)), RECONNECT_DELAY_MS).unref();
+    };
+    client.on("error", retry);
+    client.on("end", () => retry(new Error("connection ended")));
+    client.on("notification", (message) => {
+      const [writer, last] = (message.payload ?? "").split(":");
+      // This process's own commits are handed over as they commit.
+      if (writer !== this.writerId && Number(last) > this.delivered) this.catchUp();
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${COMMIT_CHANNEL}`);
+    } catch (e) {
+      retry(e as Error);
+      return;
+    }
+    this.listener = client;
+    // Commits made while not listening are in the log.
+    this.catchUp();
+  }
+
+  /** Reads the log after the last revision handed over and hands over what it finds; one read at a time. */
+  private catchUp(): void {
+    if (this.closed) return;
+    if (this.catchingUp) {
+      this.catchUpAgain = true;
+      return;
+    }
+    this.catchingUp = (async () => {
+      for (;;) {
+        const batch = await this.changes(this.delivered, FOLLOW_BATCH);
+        this.deliver(batch);
+        if (batch.length < FOLLOW_BATCH || this.closed) return;
+      }
+    })()
+      .catch((e) => {
+        if (e instanceof CompactedError) {
+          // Fallen behind compaction (a process stopped for longer than the history window): what is
+          // gone cannot be handed over. Watchers of this process get a 410 when they resume from it.
+          this.log.error("commits of other writers were compacted before this process read them", { error: e.message });
+          return this.currentRevision().then((r) => void (this.delivered = Math.max(this.delivered, r)));
+        }
+        if (!this.closed) this.log.warn("cannot read other writers' commits yet", { error: (e as Error).message });
+      })
+      .finally(() => {
+        this.catchingUp = undefined;
+        if (this.catchUpAgain) {
+          this.catchUpAgain = false;
+          this.catchUp();
+        }
+      });
+  }
+
+  /**
+   * Hands changes over to the listeners in revision order, each once: what was handed over already is
+   * skipped, and nothing is handed over past a revision not yet seen.
+   */
+  private deliver(changes: readonly Change[]): void {
+    for (const change of changes) {
+      if (change.revision <= this.delivered) continue;
+      if (change.revision !== this.delivered + 1) {
+        // Not expected (revisions commit in order and the log has no holes): read the log again.
+        this.catchUp();
+        return;
+      }
+      this.delivered = change.revision;
+      for (const listener of this.listeners) {
+        // The change is committed: a failing listener must neither fail it nor starve the others.
+        try {
+          listener(change);
+        } catch (e) {
+          this.log.error("onCommit listener failed", e);
+        }
+      }
+    }
   }
 
   private async counterValue(stmt: { execute(): Promise<{ value: number }[]> }): Promise<number> {
@@ -254,6 +398,7 @@ export class PostgresStorage implements ServingStorage {
     const group = this.queue;
     this.queue = [];
     const outcomes: ({ change: Change } | { error: unknown })[] = [];
+    let earlier: Change[] = [];
     // The group's connection, driven directly: a commit is three round trips (begin and lock, one
     // statement per write, counter and commit) plus the server's flush to disk, and a single write
     // waits for all of them.
@@ -272,6 +417,15 @@ export class PostgresStorage implements ServingStorage {
         "BEGIN; SELECT value FROM counters WHERE name = 'revision' FOR UPDATE",
       )) as unknown as pg.QueryResult<{ value: string }>[];
       const first = Number(locked!.rows[0]!.value);
+      // Revisions other processes committed that this one has not handed over yet: read now, under the
+      // lock, so they reach the listeners before this group's, as the order of revisions requires.
+      if (this.delivered < first) {
+        const missed = await connection.query<ChangeRow>(
+          `SELECT ${CHANGE_COLUMNS} FROM changes WHERE revision > $1 AND revision <= $2 ORDER BY revision`,
+          [this.delivered, first],
+        );
+        earlier = missed.rows.map((row) => this.toChange(row));
+      }
       let last = first;
       for (const write of group) {
         try {
@@ -283,10 +437,17 @@ export class PostgresStorage implements ServingStorage {
       }
       // `last` is a number counted here, never input: safe as a literal, which lets one round trip
       // carry the counter and the commit.
-      await connection.query(last > first ? `UPDATE counters SET value = ${last} WHERE name = 'revision'; COMMIT` : "COMMIT");
+      // The announcement is delivered to the other processes when (and only if) the transaction commits.
+      await connection.query(
+        last > first
+          ? `UPDATE counters SET value = ${last} WHERE name = 'revision'; NOTIFY ${COMMIT_CHANNEL}, '${this.writerId}:${last}'; COMMIT`
+          : "COMMIT",
+      );
     } catch (error) {
       // The commit itself failed (or a statement did, which aborts the transaction): nothing was written.
       if (client) await client.query("ROLLBACK").catch(() => (broken = true));
+      // Other processes' commits read before the failure are committed all the same.
+      this.deliver(earlier);
       for (const write of group) {
         write.restore();
         write.reject(error);
@@ -295,6 +456,7 @@ export class PostgresStorage implements ServingStorage {
     } finally {
       client?.release(broken);
     }
+    this.deliver(earlier);
     group.forEach((write, i) => {
       const outcome = outcomes[i]!;
       if ("error" in outcome) {
@@ -302,14 +464,7 @@ export class PostgresStorage implements ServingStorage {
         write.reject(outcome.error);
         return;
       }
-      for (const listener of this.listeners) {
-        // The write is committed: a failing listener must neither fail it nor starve the others.
-        try {
-          listener(outcome.change);
-        } catch (e) {
-          this.log.error("onCommit listener failed", e);
-        }
-      }
+      this.deliver([outcome.change]);
       write.resolve(outcome.change);
     });
   }
@@ -411,23 +566,26 @@ export class PostgresStorage implements ServingStorage {
       if (after < compacted) throw new CompactedError(after, compacted);
       const forResource = resource === undefined ? sql`` : sql`AND resource = ${resource}`;
       const result = await tx.execute<ChangeRow>(sql`
-        SELECT revision, resource, namespace, name, type, value, value_bytes, prev_value, prev_value_bytes FROM changes
+        SELECT ${sql.raw(CHANGE_COLUMNS)} FROM changes
          WHERE revision > ${after}::bigint ${forResource} ORDER BY revision LIMIT ${limit}`);
       return result.rows;
     });
-    return rows.map((r) => {
-      const transformer = this.transformerFor(r.resource);
-      const prevStored = fromColumns(r.prev_value, r.prev_value_bytes);
-      return {
-        resource: r.resource,
-        namespace: r.namespace,
-        name: r.name,
-        revision: Number(r.revision),
-        type: r.type,
-        value: storedJson(r, fromColumns(r.value, r.value_bytes)!, transformer),
-        prevValue: prevStored === undefined ? undefined : storedJson(r, prevStored, transformer),
-      };
-    });
+    return rows.map((row) => this.toChange(row));
+  }
+
+  /** A row of the log as a Change, its values read back into JSON. */
+  private toChange(r: ChangeRow): Change {
+    const transformer = this.transformerFor(r.resource);
+    const prevStored = fromColumns(r.prev_value, r.prev_value_bytes);
+    return {
+      resource: r.resource,
+      namespace: r.namespace,
+      name: r.name,
+      revision: Number(r.revision),
+      type: r.type,
+      value: storedJson(r, fromColumns(r.value, r.value_bytes)!, transformer),
+      prevValue: prevStored === undefined ? undefined : storedJson(r, prevStored, transformer),
+    };
   }
 
   async list(query: ListQuery): Promise<ListResult> {
@@ -543,6 +701,21 @@ export class PostgresStorage implements ServingStorage {
     });
   }
 
+  lead(name: string, callbacks: LeaderCallbacks): Leadership {
+    const leadership = new AdvisoryLeadership(name, callbacks, {
+      connection: this.connectionConfig(),
+      retryMs: this.options.leaderRetryMs ?? 1000,
+      log: this.log,
+      onRelease: () => this.leaderships.delete(leadership),
+    });
+    this.leaderships.add(leadership);
+    return leadership;
+  }
+
+  private connectionConfig(): pg.ClientConfig {
+    return { connectionString: this.options.url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, application_name: APPLICATION_NAME };
+  }
+
   /** What monitoring reports: live objects per resource, and the database's size on disk. */
   async stats(): Promise<StorageStatistics> {
     const [counts, size] = await Promise.all([
@@ -555,9 +728,18 @@ export class PostgresStorage implements ServingStorage {
     };
   }
 
-  async close(): Promise<void> {
-    // Writes already queued are committed (or fail) before the connections go.
-    while (this.flushing || this.queue.length > 0) await this.flush();
-    await this.pool.end();
+  /** Closes once; a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      // Writes already queued are committed (or fail) before the connections go.
+      while (this.flushing || this.queue.length > 0) await this.flush();
+      this.closed = true;
+      await Promise.all([...this.leaderships].map((l) => l.release()));
+      clearInterval(this.followTimer);
+      await this.listener?.end().catch(() => undefined);
+      await this.catchingUp;
+      await this.pool.end();
+    })();
+    return this.closing;
   }
 }

@@ -16,6 +16,8 @@ import {
   KeyExistsError,
   KeyNotFoundError,
   type KubeObject,
+  type LeaderCallbacks,
+  type Leadership,
   type ListQuery,
   type ListResult,
   type ObjectKey,
@@ -455,6 +457,22 @@ export class SqliteStorage implements ServingStorage {
    * What monitoring reports: live objects per resource (`<group>/<plural>`, one pass over the key index),
    * and the database's size in pages, free pages included (what the file takes on disk once checkpointed).
    */
+  lead(_name: string, callbacks: LeaderCallbacks): Leadership {
+    // One process owns the file: it is the only candidate, so it leads from the start.
+    let held = true;
+    callbacks.acquired();
+    return {
+      get held() {
+        return held;
+      },
+      async release() {
+        if (!held) return;
+        held = false;
+        callbacks.lost();
+      },
+    };
+  }
+
   async stats(): Promise<StorageStatistics> {
     const rows = this.db.all<{ resource: string; n: number }>(sql`SELECT resource, count(*) AS n FROM objects GROUP BY resource`);
     const pages = this.sqlite.pragma("page_count", { simple: true }) as number;
