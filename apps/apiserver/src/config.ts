@@ -15,6 +15,12 @@ export interface ApiserverConfig {
   postgresUrl?: string;
   port: number;
   bind: string;
+  /**
+   * ORCH_EXTERNAL_URL: the address clients reach the apiserver at when it is not its own — a load
+   * balancer in front of several replicas (`https://lb.example:6443`). The kubeconfigs name it, the
+   * serving certificate covers its host, and the default token issuer is it, the same for every replica.
+   */
+  externalUrl?: string;
   /** The event bus (ORCH_NATS_URL and its credential files); no events published when absent. */
   bus: BusConnection | undefined;
   /**
@@ -183,6 +189,16 @@ function postgresUrlFromEnv(env: NodeJS.ProcessEnv): string | undefined {
   return value;
 }
 
+function externalUrlFromEnv(env: NodeJS.ProcessEnv): { externalUrl?: string } {
+  const value = env.ORCH_EXTERNAL_URL?.trim();
+  if (!value) return {};
+  const url = URL.canParse(value) ? new URL(value) : undefined;
+  if (url?.protocol !== "https:" || url.pathname !== "/" || url.search || url.username) {
+    throw new Error(`ORCH_EXTERNAL_URL must be an https://host[:port] URL, not ${JSON.stringify(value)}`);
+  }
+  return { externalUrl: url.origin };
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverConfig {
   const postgresUrl = postgresUrlFromEnv(env);
   return {
@@ -190,6 +206,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
     ...(postgresUrl ? { postgresUrl } : {}),
     port: int(env.ORCH_PORT, 6443, "ORCH_PORT"),
     bind: env.ORCH_BIND || "127.0.0.1",
+    ...externalUrlFromEnv(env),
     bus: busConnectionFromEnv(env),
     ...(env.ORCH_NATS_AUTHORIZATION_FILE ? { busAuthorizationFile: resolve(env.ORCH_NATS_AUTHORIZATION_FILE) } : {}),
     profile: profileFromEnv(env),

@@ -100,13 +100,27 @@ async function ensureSystemNamespaces(storage: Storage, profile: NamingProfile):
   }
 }
 
+/**
+ * Replaces a file at once, readers seeing the old or the new content: replicas sharing a data directory
+ * write the same kubeconfigs, each through a temporary file of its own.
+ */
+async function writeAtomically(path: string, content: string): Promise<void> {
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  await writeFile(temporary, content, { mode: 0o600 });
+  await rename(temporary, path);
+}
+
 export async function startApiserver(config: ApiserverConfig, log: Logger = createLogger("apiserver")): Promise<RunningApiserver> {
   // The data directory holds the database, keys and credentials: the owner's alone, whoever created it.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await chmod(config.dataDir, 0o700);
   // A broken audit policy refuses start-up before anything is opened.
   const auditor = await auditorFromConfig(config.audit, log);
-  const hosts = [...new Set(["localhost", "127.0.0.1", config.bind])].filter((h) => h !== "0.0.0.0" && h !== "::");
+  const external = config.externalUrl ? new URL(config.externalUrl) : undefined;
+  const externalHost = external?.hostname.replace(/^\[(.*)\]$/, "$1");
+  const hosts = [...new Set(["localhost", "127.0.0.1", config.bind, ...(externalHost ? [externalHost] : [])])].filter(
+    (h) => h !== "0.0.0.0" && h !== "::",
+  );
   const pki = await ensurePki(config.dataDir, hosts);
   const controllerCredentials = await ensureControllerCredentials(config.dataDir, pki, CONTROLLER_APPS, controllerUser);
   await ensureBusCredentials(config.dataDir, pki, hosts);
@@ -152,7 +166,9 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   server.on("secureConnection", (socket: TLSSocket) => socket.on("data", () => undefined));
   const port = (server.address() as AddressInfo).port;
   const host = config.bind === "0.0.0.0" || config.bind === "::" ? "127.0.0.1" : config.bind;
-  const url = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  const ownUrl = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
+  // What clients use: this replica's own address, or the load balancer in front of every replica.
+  const url = config.externalUrl ?? ownUrl;
 
   const cluster = storageClusterReader(storage);
   const serviceAccounts = serviceAccountDefaults(config.serviceAccounts);
@@ -212,7 +228,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     serviceStores,
     config.profile,
     serviceAllocations.allocators.firstAddress,
-    port,
+    external ? Number(external.port || 443) : port,
     advertiseAddress(config.bind),
     systemContext(),
     log,
@@ -345,18 +361,16 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   await mkdir(controllersDir, { recursive: true, mode: 0o700 });
   for (const [app, credential] of controllerCredentials) {
     const path = join(controllersDir, `${app}.kubeconfig`);
-    await writeFile(`${path}.tmp`, kubeconfig(url, pki, controllerUser(app), credential), { mode: 0o600 });
-    await rename(`${path}.tmp`, path);
+    await writeAtomically(path, kubeconfig(url, pki, controllerUser(app), credential));
   }
 
   // Written last, atomically: its presence means the apiserver is ready for clients.
   const kubeconfigPath = join(config.dataDir, "kubeconfig");
-  await writeFile(`${kubeconfigPath}.tmp`, kubeconfig(url, pki), { mode: 0o600 });
-  await rename(`${kubeconfigPath}.tmp`, kubeconfigPath);
+  await writeAtomically(kubeconfigPath, kubeconfig(url, pki));
   ready = true;
 
   return {
-    url,
+    url: ownUrl,
     port,
     kubeconfigPath,
     registry,

@@ -2,7 +2,8 @@
 // of libraries that must not import apps. Each call gets its own data directory and port; `stop`,
 // `kill` and `restart` act on that one child process only.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { get as httpsGet } from "node:https";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -31,6 +32,12 @@ export interface ApiserverProcessOptions {
   natsUrl?: string;
   /** More environment (e.g. `ORCH_HISTORY_REVISIONS`). */
   env?: Record<string, string>;
+  /**
+   * Another apiserver's data directory, to run as a replica beside it (same CA, keys and credentials; with
+   * ORCH_STORAGE, the same database). Readiness is then this process's `/readyz`, not the kubeconfig
+   * (which the first one wrote), and `dispose` leaves the directory to its owner.
+   */
+  sharedDataDir?: string;
 }
 
 const START_TIMEOUT_MS = 30_000;
@@ -56,15 +63,16 @@ process.once("exit", () => {
 export async function startApiserverProcess(options: ApiserverProcessOptions = {}): Promise<ApiserverProcess> {
   ensureBundle();
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), "orch-apiserver-"));
-  leftovers.add(dataDir);
+  const shared = options.sharedDataDir !== undefined;
+  const dataDir = options.sharedDataDir ?? mkdtempSync(join(tmpdir(), "orch-apiserver-"));
+  if (!shared) leftovers.add(dataDir);
   const kubeconfigPath = join(dataDir, "kubeconfig");
   let child: ChildProcess | undefined;
 
   const start = async (): Promise<void> => {
     // The kubeconfig is written last at startup: its appearance is the readiness signal, so a stale one
     // from the previous run must go first.
-    rmSync(kubeconfigPath, { force: true });
+    if (!shared) rmSync(kubeconfigPath, { force: true });
     const proc = spawn(process.execPath, [apiserverBundle], {
       cwd: dataDir,
       env: {
@@ -93,7 +101,8 @@ export async function startApiserverProcess(options: ApiserverProcessOptions = {
     });
     exited.catch(() => undefined);
     const deadline = Date.now() + START_TIMEOUT_MS;
-    while (!existsSync(kubeconfigPath)) {
+    const ready = shared ? () => answersReady(port, dataDir) : async () => existsSync(kubeconfigPath);
+    while (!(await ready())) {
       if (Date.now() > deadline) {
         await stopChild(proc, "SIGKILL");
         throw new Error(`the apiserver wrote no kubeconfig within ${START_TIMEOUT_MS} ms:\n${log}`);
@@ -123,11 +132,27 @@ export async function startApiserverProcess(options: ApiserverProcessOptions = {
     },
     dispose: async () => {
       await stop();
+      if (shared) return;
       rmSync(dataDir, { recursive: true, force: true });
       leftovers.delete(dataDir);
     },
   };
   return server;
+}
+
+/** Whether the apiserver on `port` answers its `/readyz` with 200 (trusting the data directory's CA). */
+function answersReady(port: number, dataDir: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const request = httpsGet(
+      { host: "127.0.0.1", port, path: "/readyz", ca: readFileSync(join(dataDir, "pki", "ca.crt")), timeout: 1000 },
+      (response) => {
+        response.resume();
+        resolve(response.statusCode === 200);
+      },
+    );
+    request.on("error", () => resolve(false));
+    request.on("timeout", () => request.destroy());
+  });
 }
 
 async function stopChild(proc: ChildProcess, signal: NodeJS.Signals): Promise<void> {

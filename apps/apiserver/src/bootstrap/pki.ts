@@ -2,6 +2,7 @@
 // certificate per built-in controller app, kept in the data directory so later starts (and clients)
 // reuse them.
 import { createCA, issueCertificate } from "@orch/pki";
+import { X509Certificate } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -25,11 +26,14 @@ async function ensurePair(
   dir: string,
   name: string,
   make: () => Promise<{ certPem: string; keyPem?: string }>,
+  /** Whether an existing certificate still serves; when not, a new pair replaces it. */
+  fits: (certPem: string) => boolean = () => true,
 ): Promise<{ certPem: string; keyPem: string }> {
   const certPath = join(dir, `${name}.crt`);
   const keyPath = join(dir, `${name}.key`);
   if (existsSync(certPath) && existsSync(keyPath)) {
-    return { certPem: await readFile(certPath, "utf8"), keyPem: await readFile(keyPath, "utf8") };
+    const existing = { certPem: await readFile(certPath, "utf8"), keyPem: await readFile(keyPath, "utf8") };
+    if (fits(existing.certPem)) return existing;
   }
   const { certPem, keyPem } = await make();
   await writeFile(keyPath, keyPem!, { mode: 0o600 });
@@ -48,15 +52,24 @@ export async function ensurePki(dataDir: string, hostnames: string[]): Promise<C
   const ca = await ensurePair(dir, "ca", () => createCA({ commonName: "orch-ca", validityDays: TEN_YEARS / 86400 }));
   const caKey = { certPem: ca.certPem, keyPem: ca.keyPem };
   const { ips, dns } = splitHosts(hostnames);
-  const server = await ensurePair(dir, "apiserver", () =>
-    issueCertificate({
-      ca: caKey,
-      subject: { commonName: "orch-apiserver" },
-      dnsNames: dns,
-      ipAddresses: ips,
-      usages: ["digital signature", "key encipherment", "server auth"],
-      validitySeconds: ONE_YEAR,
-    }),
+  // Re-issued when a host clients use is missing from it: a load balancer's address (ORCH_EXTERNAL_URL)
+  // added to an existing data directory must be in the certificate the replicas behind it serve.
+  const server = await ensurePair(
+    dir,
+    "apiserver",
+    () =>
+      issueCertificate({
+        ca: caKey,
+        subject: { commonName: "orch-apiserver" },
+        dnsNames: dns,
+        ipAddresses: ips,
+        usages: ["digital signature", "key encipherment", "server auth"],
+        validitySeconds: ONE_YEAR,
+      }),
+    (certPem) => {
+      const cert = new X509Certificate(certPem);
+      return ips.every((ip) => cert.checkIP(ip) !== undefined) && dns.every((name) => cert.checkHost(name) !== undefined);
+    },
   );
   const admin = await ensurePair(dir, "admin", () =>
     issueCertificate({

@@ -15,6 +15,7 @@ import type { ObjectHeader } from "@orch/api";
 import { type Controller, runController } from "@orch/controller";
 import type { Logger } from "@orch/log";
 import { type Storage, StorageInformer } from "@orch/storage";
+import { randomUUID } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { rename, writeFile } from "node:fs/promises";
 import type { RbacAuthorizer } from "../authz/rbac-authorizer.js";
@@ -87,8 +88,10 @@ export class BusAuthorizationWriter {
     const text = authorizationConfig(await busUsers(this.rbac, this.fixed));
     if (existsSync(this.file) && readFileSync(this.file, "utf8") === text) return;
     // Atomically: the NATS server must never reload a half-written file.
-    await writeFile(`${this.file}.tmp`, text, { mode: 0o600 });
-    await rename(`${this.file}.tmp`, this.file);
+    // A temporary file of this process's own: replicas sharing a data directory all write this file.
+    const temporary = `${this.file}.${randomUUID()}.tmp`;
+    await writeFile(temporary, text, { mode: 0o600 });
+    await rename(temporary, this.file);
   }
 
   async stop(): Promise<void> {

@@ -527,7 +527,10 @@ export class ResourceStore {
 
   /** A namespace's phase (`Active` when it has none yet), or undefined when it does not exist. */
   private async namespacePhase(namespace: string): Promise<string | undefined> {
-    if (this.deps.namespaces) return this.deps.namespaces.phase(namespace);
+    const known = this.deps.namespaces?.phase(namespace);
+    if (known !== undefined) return known;
+    // Not in the index: absent, or created through another apiserver a moment ago and not heard of yet
+    // here (Kubernetes' NamespaceLifecycle looks such a namespace up live, too).
     const ns = await this.deps.storage.get({ ...NAMESPACES, name: namespace });
     return ns && ((JSON.parse(ns.value) as { status?: { phase?: string } }).status?.phase ?? "Active");
   }
