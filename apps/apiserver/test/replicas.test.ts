@@ -25,10 +25,12 @@ type Meta = { name: string; resourceVersion: string; uid: string; ownerReference
 const configMap = (name: string, extra: Record<string, unknown> = {}) => ({
   apiVersion: "v1",
   kind: "ConfigMap",
-  metadata: { name, ...extra },
+  metadata: { name, labels: { test: "replicas" }, ...extra },
   data: { n: name },
 });
 const configMaps = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
+/** This test's ConfigMaps only: every namespace also holds the cluster's root CA ConfigMap. */
+const ours = (ns: string) => `${configMaps(ns)}?labelSelector=test%3Dreplicas`;
 
 /** Creates `count` ConfigMaps from `writers` concurrent clients; returns the revision of each created one. */
 async function createConcurrently(clients: Client[], ns: string, prefix: string, count: number, writers: number): Promise<number[]> {
@@ -105,9 +107,9 @@ describe.runIf(available)("two apiservers on one PostgreSQL database", () => {
 
   it("delivers to a watch on either replica every write made through both, in revision order, each once", async () => {
     const ns = await freshNamespace(apiA, "replicas");
-    const start = (await apiB.get(configMaps(ns))).body.metadata.resourceVersion;
-    const watchA = await apiA.watch(`${configMaps(ns)}?resourceVersion=${start}`);
-    const watchB = await apiB.watch(`${configMaps(ns)}?resourceVersion=${start}`);
+    const start = (await apiB.get(ours(ns))).body.metadata.resourceVersion;
+    const watchA = await apiA.watch(`${ours(ns)}&resourceVersion=${start}`);
+    const watchB = await apiB.watch(`${ours(ns)}&resourceVersion=${start}`);
     // 8 writers, half through each replica, 500 objects.
     const written = await createConcurrently([apiA, apiB], ns, "cm", 500, 8);
     const expected = [...written].sort((x, y) => x - y);
@@ -124,11 +126,11 @@ describe.runIf(available)("two apiservers on one PostgreSQL database", () => {
     expect(created.status).toBe(201);
     const revision = created.body.metadata.resourceVersion as string;
     // Exact: the state as of that revision, read from the shared log.
-    const exact = await apiA.get(`${configMaps(ns)}?resourceVersion=${revision}&resourceVersionMatch=Exact`);
+    const exact = await apiA.get(`${ours(ns)}&resourceVersion=${revision}&resourceVersionMatch=Exact`);
     expect(exact.status).toBe(200);
     expect(exact.body.items.map((i: { metadata: Meta }) => i.metadata.name)).toEqual(["shared"]);
     // NotOlderThan: at least that revision, though A may hear of it a moment after B answered.
-    const notOlder = await apiA.get(`${configMaps(ns)}?resourceVersion=${revision}`);
+    const notOlder = await apiA.get(`${ours(ns)}&resourceVersion=${revision}`);
     expect(notOlder.status).toBe(200);
     expect(Number(notOlder.body.metadata.resourceVersion)).toBeGreaterThanOrEqual(Number(revision));
     expect(notOlder.body.items.map((i: { metadata: Meta }) => i.metadata.name)).toEqual(["shared"]);
@@ -150,13 +152,13 @@ describe.runIf(available)("two apiservers on one PostgreSQL database", () => {
       expect((await apiB.post(configMaps(ns), configMap(`dependent-${i}`, { ownerReferences }))).status).toBe(201);
     }
     expect((await apiB.delete(`${configMaps(ns)}/owner`)).status).toBe(200);
-    await eventually("the dependents collected", async () => (await apiA.get(configMaps(ns))).body.items.length === 0, {
+    await eventually("the dependents collected", async () => (await apiA.get(ours(ns))).body.items.length === 0, {
       timeoutMs: 30_000,
     });
 
     // The stream holds every revision once, in order; and only one replica published (the other's relay
     // counter stays at zero: publishing twice would only be hidden by the stream's duplicate window).
-    const current = Number((await apiA.get(configMaps(ns))).body.metadata.resourceVersion);
+    const current = Number((await apiA.get(ours(ns))).body.metadata.resourceVersion);
     const stream = await eventually(
       "every revision on the stream",
       async () => {
@@ -177,8 +179,8 @@ describe.runIf(available)("two apiservers on one PostgreSQL database", () => {
 
   it("keeps every acknowledged write and the survivor's watch complete when a replica is killed mid-write", async () => {
     const ns = await freshNamespace(apiA, "replicas");
-    const start = (await apiA.get(configMaps(ns))).body.metadata.resourceVersion;
-    const watch = await apiA.watch(`${configMaps(ns)}?resourceVersion=${start}`);
+    const start = (await apiA.get(ours(ns))).body.metadata.resourceVersion;
+    const watch = await apiA.watch(`${ours(ns)}&resourceVersion=${start}`);
     const acknowledged = new Map<string, number>();
     let failedOnB = 0;
     let created = 0;
@@ -200,7 +202,7 @@ describe.runIf(available)("two apiservers on one PostgreSQL database", () => {
     expect(failedOnB).toBeGreaterThan(0);
 
     // Every acknowledged write is stored, with the revision it was acknowledged with.
-    const list = (await apiA.get(configMaps(ns))).body;
+    const list = (await apiA.get(ours(ns))).body;
     const stored = new Map<string, number>(
       list.items.map((i: { metadata: Meta }) => [i.metadata.name, Number(i.metadata.resourceVersion)] as [string, number]),
     );
@@ -213,7 +215,7 @@ describe.runIf(available)("two apiservers on one PostgreSQL database", () => {
 
     // B comes back on the same data directory and database and serves what A wrote meanwhile.
     await b.restart();
-    const afterRestart = (await apiB.get(configMaps(ns))).body;
+    const afterRestart = (await apiB.get(ours(ns))).body;
     expect(afterRestart.items).toHaveLength(stored.size);
   });
 });
