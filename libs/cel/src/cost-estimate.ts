@@ -5,6 +5,7 @@
 // the comprehensions cel-go expands them to, operators as their overloads. Costs are uint64 in Go;
 // here doubles that saturate at 2^64, which is exact below 2^53 (all limits are far below).
 import { type RuleType, escapeFieldName } from "./crd-rules.js";
+import { OPTIONAL_ENTRY_FUNCTION } from "./optional-entries.js";
 
 export interface Estimate {
   readonly min: number;
@@ -216,6 +217,8 @@ class Coster {
     if (target && MACROS.has(name) && args[0]?.op === "id" && (args.length === 2 || args.length === 3)) {
       return this.comprehension(name, target, args, type);
     }
+    // An optional entry of a list or map literal (optional-entries.ts) is no call in cel-go.
+    if (name === OPTIONAL_ENTRY_FUNCTION && args[0]) return this.cost(args[0]);
     if (name === "cel.bind" || (name === "bind" && target?.op === "id" && target.args === "cel")) {
       const [, init, body] = args as [Node, Node, Node];
       return { cost: plus(E(10), plus(this.cost(init).cost, this.cost(body).cost)), type };

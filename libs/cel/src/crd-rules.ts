@@ -7,7 +7,8 @@
 import { Environment, Optional } from "@marcbachmann/cel-js";
 import { type AstNode, CostLimitExceeded, type Evaluator, activeMeter, charge, instrument, metered } from "./metering.js";
 import { registerExtensionLibraries } from "./extension-libraries.js";
-import { afterCheck, aggregateLiteralIssue, beforeCheck, literalIssues } from "./kubernetes-semantics.js";
+import { afterCheck, aggregateLiteralIssue, beforeCheck, dropAbsentOptionalEntries, literalIssues } from "./kubernetes-semantics.js";
+import { ABSENT_ENTRY, OPTIONAL_ENTRY_FUNCTION, rewriteOptionalEntries } from "./optional-entries.js";
 import { type ListKind, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 import { registerQuantityAndSemver } from "./libraries.js";
 import { estimateCost } from "./cost-estimate.js";
@@ -146,6 +147,7 @@ for (const t of ["int", "double", "string"] as const) {
 // strings extension's replace and charAt.
 registerExtensionLibraries(base);
 registerStandardGaps(base, celEquals);
+base.registerFunction(`${OPTIONAL_ENTRY_FUNCTION}(optional<A>): A`, (o: Optional) => (o.hasValue() ? o.value() : ABSENT_ENTRY));
 base
   .registerFunction("string.replace(string, string): string", (s: string, a: string, b: string) => s.replaceAll(a, b))
   .registerFunction("string.replace(string, string, int): string", (s: string, a: string, b: string, n: bigint) => {
@@ -413,20 +415,38 @@ class RuleEnvironments {
   }
 }
 
-function compileExpression(env: Environment, expression: string): { parsed: Parsed; type: string } | { issue: string } {
+function compileExpression(env: Environment, source: string): { parsed: Parsed; type: string } | { issue: string } {
+  // `[?x]` and `{?k: v}` are parsed as calls (optional-entries.ts); errors then point into that text.
+  const rewritten = rewriteOptionalEntries(source);
+  const expression = rewritten?.text ?? source;
+  // Errors are shown in the author's text.
+  const issue = (e: CelError) =>
+    celIssue(
+      source,
+      rewritten && e.range
+        ? {
+            code: e.code,
+            name: e.name,
+            summary: e.summary ?? e.message,
+            message: e.message,
+            range: { start: rewritten.originalOffset(e.range.start) },
+          }
+        : e,
+    );
   let parsed: Parsed;
   try {
     parsed = env.parse(expression);
   } catch (e) {
-    return { issue: celIssue(expression, e as CelError) };
+    return { issue: issue(e as CelError) };
   }
   beforeCheck(parsed.ast);
   const checked = parsed.check();
-  if (!checked.valid) return { issue: celIssue(expression, (checked.error ?? new Error("type check failed")) as CelError) };
+  if (!checked.valid) return { issue: issue((checked.error ?? new Error("type check failed")) as CelError) };
   // Mixed literals are refused after checking, as cel-go's validator does, so string.format() may mix.
   const [literal] = [aggregateLiteralIssue(parsed.ast), ...literalIssues(parsed.ast, base)].filter((x) => x !== undefined);
-  if (literal) return { issue: celIssue(expression, literal) };
+  if (literal) return { issue: issue(literal) };
   afterCheck(parsed.ast, { structuralEquality: true });
+  if (rewritten) dropAbsentOptionalEntries(parsed.ast);
   return { parsed, type: checked.type ?? "dyn" };
 }
 

@@ -7,6 +7,7 @@
 //   ("invalid matches argument").
 // The node shapes relied on here are pinned by test/engine-contract.test.ts.
 import type { Environment } from "@marcbachmann/cel-js";
+import { OPTIONAL_ENTRY_FUNCTION, dropAbsentEntries } from "./optional-entries.js";
 import { compileRegexp, regexpMatches } from "./re2.js";
 import { celEquals, concatLists, isStructured } from "./values.js";
 
@@ -219,5 +220,24 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
       n.handle = (left: unknown, right: unknown, ...rest: unknown[]) =>
         Array.isArray(left) && Array.isArray(right) ? concatLists(left, right) : original(left, right, ...rest);
     }
+  });
+}
+
+const isOptionalEntry = (n: unknown): boolean =>
+  typeof n === "object" && n !== null && (n as Node).op === "call" && (n as { args: [string] }).args[0] === OPTIONAL_ENTRY_FUNCTION;
+
+/** List and map literals with optional entries (optional-entries.ts) leave out the absent ones. */
+export function dropAbsentOptionalEntries(root: unknown): void {
+  walk(root as Node, (n) => {
+    const optional =
+      (n.op === "list" && (n.args as unknown[]).some(isOptionalEntry)) ||
+      (n.op === "map" && (n.args as [unknown, unknown][]).some(([, v]) => isOptionalEntry(v)));
+    if (!optional) return;
+    const node = n as Node & { evaluate(...a: unknown[]): unknown };
+    const original = node.evaluate;
+    node.evaluate = (...a: unknown[]) => {
+      const value = original.apply(node, a);
+      return value instanceof Promise ? value.then(dropAbsentEntries) : dropAbsentEntries(value);
+    };
   });
 }
