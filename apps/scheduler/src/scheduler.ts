@@ -291,13 +291,19 @@ export class Scheduler {
     change(desired);
     if (jsonEqual(desired, pod)) return writes;
     writes.unshift(async () => {
+      // The cache may lag behind an earlier pass's write: the event goes with a write that changed the pod.
+      let changed = false;
       try {
-        await writeStatus(this.options.client, podsResource, pod, change);
+        await writeStatus(this.options.client, podsResource, pod, (p) => {
+          const before = JSON.stringify(p);
+          change(p);
+          changed = JSON.stringify(p) !== before;
+        });
       } catch (e) {
         if (!isNotFound(e) && !isConflict(e)) throw e;
         return;
       }
-      this.options.recorder.event(asPod(pod), "Warning", "FailedScheduling", message);
+      if (changed) this.options.recorder.event(asPod(pod), "Warning", "FailedScheduling", message);
     });
     return writes;
   }
