@@ -34,7 +34,7 @@ export interface ApiserverConfig {
   /** Change history kept for watch and consistent pagination. */
   history: { maxRevisions: number; maxAgeMs: number; compactEveryMs: number };
   /** What the NATS stream keeps of the event history (oldest dropped first). */
-  events?: { maxMessages: number; maxAgeMs: number };
+  events?: { maxMessages: number; maxAgeMs: number; replicas: number };
   /** Service account tokens; every field has a default (see `serviceAccountDefaults`). */
   serviceAccounts?: Partial<ServiceAccountConfig>;
   /** Request-header authentication from a trusted front proxy; off when absent. */
@@ -219,6 +219,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
     events: {
       maxMessages: int(env.ORCH_EVENTS_MAX_MESSAGES, 1_000_000, "ORCH_EVENTS_MAX_MESSAGES"),
       maxAgeMs: int(env.ORCH_EVENTS_MAX_AGE_SECONDS, 24 * 3600, "ORCH_EVENTS_MAX_AGE_SECONDS") * 1000,
+      replicas: int(env.ORCH_EVENTS_REPLICAS, 1, "ORCH_EVENTS_REPLICAS"),
     },
     serviceAccounts: serviceAccountsFromEnv(env),
     requestTimeoutMs: int(env.ORCH_REQUEST_TIMEOUT_SECONDS, 60, "ORCH_REQUEST_TIMEOUT_SECONDS") * 1000,

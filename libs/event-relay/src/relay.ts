@@ -31,6 +31,8 @@ export interface RelayOptions {
   maxMessages?: number;
   /** How long messages are kept, in milliseconds. */
   maxAgeMs?: number;
+  /** Copies of the stream in a NATS cluster (JetStream's replicas, 1 to 5); 1 on a single server. */
+  replicas?: number;
 }
 
 const BATCH = 500;
@@ -123,6 +125,7 @@ export class EventRelay {
       max_msgs: options.maxMessages ?? 1_000_000,
       max_age: (options.maxAgeMs ?? 24 * 3600 * 1000) * 1_000_000,
       duplicate_window: 120 * 1_000_000_000,
+      num_replicas: options.replicas ?? 1,
     };
     this.unsubscribe = storage.onCommit((change) => {
       // While NATS is away the backlog grows; past this many its changes go without a commit time.

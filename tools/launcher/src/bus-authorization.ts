@@ -1,4 +1,4 @@
-// Applies the bus authorization file the apiserver keeps from RBAC to the launcher's nats-server: on
+// Applies the bus authorization file the apiserver keeps from RBAC to the launcher's nats-servers: on
 // each change, a reload (SIGHUP); then every consumer of the event stream is deleted, because a
 // consumer created under rights since revoked would otherwise go on delivering. Informers recreate
 // theirs from where they were (no relist, nothing lost), now under the new rights.
@@ -16,7 +16,7 @@ export interface BusAuthorizationFollower {
 
 export function followBusAuthorization(
   file: string,
-  nats: Supervised,
+  servers: Supervised[],
   admin: ConnectionOptions,
   log: (line: string) => void,
 ): BusAuthorizationFollower {
@@ -32,7 +32,7 @@ export function followBusAuthorization(
     const text = read(file);
     if (text === undefined || text === applied) return;
     try {
-      await nats.signalAndWait("SIGHUP", (line) => line.includes(RELOADED));
+      await Promise.all(servers.map((nats) => nats.signalAndWait("SIGHUP", (line) => line.includes(RELOADED))));
       applied = text;
       const deleted = await deleteConsumers(admin);
       log(`[launcher] bus authorization reloaded from RBAC${deleted ? `; ${deleted} consumers to be recreated under it` : ""}`);

@@ -1,16 +1,17 @@
 // `npm start`: NATS (unless ORCH_NATS_URL is set), the apiserver and every controller app, each its
 // own process with the environment of the contract. Ctrl-C or SIGTERM stops them all.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync } from "node:fs";
 import { chmod, mkdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
-import { basename, dirname, join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { natsConnectOptions } from "@orch/bus-access";
 import { EVENTS_STREAM } from "@orch/events";
 import { type ConnectionOptions, connect as connectNats } from "nats";
 import { followBusAuthorization } from "./bus-authorization.js";
 import { watchJetStream } from "./jetstream-watchdog.js";
+import { natsClusterSize, natsConfigs } from "./nats-config.js";
 import { Supervised } from "./supervisor.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -159,14 +160,20 @@ async function main(): Promise<void> {
   }
   const ownBus = natsServer !== undefined;
   const busAuthorizationFile = join(dataDir, "nats-authorization.conf");
-  const natsPort = ownBus ? await freePort() : 0;
+  const natsNodes = ownBus ? natsClusterSize(env.ORCH_NATS_CLUSTER) : 0;
+  const natsPorts: number[] = [];
+  for (let i = 0; i < natsNodes; i++) natsPorts.push(await freePort());
   const busCredentials = (cert: string): NodeJS.ProcessEnv =>
     ownBus ? { ORCH_NATS_CA_FILE: join(pki, "ca.crt"), ORCH_NATS_CERT_FILE: `${cert}.crt`, ORCH_NATS_KEY_FILE: `${cert}.key` } : {};
   if (ownBus) {
-    env.ORCH_NATS_URL = `tls://127.0.0.1:${natsPort}`;
+    env.ORCH_NATS_URL = natsPorts.map((port) => `tls://127.0.0.1:${port}`).join(",");
+    // In a cluster the event stream is kept on three servers, so that it survives the loss of one.
+    if (natsNodes > 1) env.ORCH_EVENTS_REPLICAS ||= "3";
     // A nats-server of an earlier run that outlived its launcher (where no parent-death signal exists)
     // still holds the store: it goes first.
-    await reapEarlierRun(join(dataDir, "nats.pid"), "nats-server");
+    for (const pidFile of ["nats.pid", ...[1, 2, 3, 4, 5].map((i) => `nats-${i}.pid`)]) {
+      await reapEarlierRun(join(dataDir, pidFile), "nats-server");
+    }
   }
 
   // The kubeconfig appears when the apiserver is ready; a stale one must not be mistaken for that.
@@ -183,53 +190,47 @@ async function main(): Promise<void> {
   await waitFor(() => existsSync(kubeconfig), "the apiserver");
 
   if (ownBus) {
-    const config = join(dataDir, "nats.conf");
-    const path = (name: string) => JSON.stringify(join(pki, name));
-    writeFileSync(
-      config,
-      [
-        // Room for the largest object the apiserver accepts (3 MiB) in one event; larger ones are sent
-        // as their identity only (see libs/event-relay busEnvelope).
-        "max_payload: 4MB",
-        // Everything in the file, nothing by flag: a reload (below) resets what the file does not say,
-        // and nats-server 2.9 then turns JetStream off.
-        `host: "127.0.0.1", port: ${natsPort}, pid_file: ${JSON.stringify(join(dataDir, "nats.pid"))}`,
-        `jetstream { store_dir: ${JSON.stringify(join(dataDir, "nats"))} }`,
-        `tls { cert_file: ${path("nats-server.crt")}, key_file: ${path("nats-server.key")}, ca_file: ${path("ca.crt")}, verify_and_map: true, timeout: 2 }`,
-        `include ${JSON.stringify(basename(busAuthorizationFile))}`,
-        "",
-      ].join("\n"),
-    );
-    const nats = new Supervised(
-      {
-        name: "nats",
-        command: natsServer,
-        args: ["-c", config],
-        env,
-        // nats-server's banner is noise here; its warnings and errors are not, but for one: nats-server
-        // 2.9 warns of each certificate-mapped client at a reload, and drops it (it reconnects at once).
-        show: (line) => !line.includes("[INF]") && !line.includes("but user required from cert"),
-      },
-      log,
+    const routePorts: number[] = [];
+    if (natsNodes > 1) for (let i = 0; i < natsNodes; i++) routePorts.push(await freePort());
+    const configs = await natsConfigs({ dataDir, pki, clientPorts: natsPorts, routePorts, authorizationFile: busAuthorizationFile });
+    const servers = configs.map(
+      ({ name, file }) =>
+        new Supervised(
+          {
+            name,
+            command: natsServer,
+            args: ["-c", file],
+            env,
+            // nats-server's banner is noise here; its warnings and errors are not, but for one: nats-server
+            // 2.9 warns of each certificate-mapped client at a reload, and drops it (it reconnects at once).
+            show: (line) => !line.includes("[INF]") && !line.includes("but user required from cert"),
+          },
+          log,
+        ),
     );
     // Stopped last, after the controllers and the apiserver.
-    children.unshift(nats);
-    const natsReady = nats.waitForLine((line) => line.includes("Server is ready"), 30_000);
-    nats.start();
-    await natsReady;
-    log(`[launcher] nats-server listening on ${env.ORCH_NATS_URL}`);
+    children.unshift(...servers);
+    await Promise.all(
+      servers.map((nats) => {
+        const ready = nats.waitForLine((line) => line.includes("Server is ready"), 30_000);
+        nats.start();
+        return ready;
+      }),
+    );
+    log(`[launcher] nats-server listening on ${env.ORCH_NATS_URL}${natsNodes > 1 ? ` (a cluster of ${natsNodes})` : ""}`);
     // The launcher acts on the bus as the apiserver's relay does: it owns that identity's files anyway.
     const relay = join(pki, "event-relay");
     const launcherBus = natsConnectOptions(
       { servers: env.ORCH_NATS_URL!, caFile: join(pki, "ca.crt"), certFile: `${relay}.crt`, keyFile: `${relay}.key` },
       "orch-launcher",
     );
-    const watchdog = await watchJetStream(launcherBus, () => nats.restart("JetStream stopped answering"));
-    const follower = followBusAuthorization(busAuthorizationFile, nats, launcherBus, log);
-    stoppers.push(
-      async () => follower.stop(),
-      () => watchdog.stop(),
-    );
+    // A single server whose JetStream wedges is restarted; a cluster carries on without the stuck node.
+    if (natsNodes === 1) {
+      const watchdog = await watchJetStream(launcherBus, () => servers[0]!.restart("JetStream stopped answering"));
+      stoppers.push(() => watchdog.stop());
+    }
+    const follower = followBusAuthorization(busAuthorizationFile, servers, launcherBus, log);
+    stoppers.push(async () => follower.stop());
     // Informers need the event stream, which the relay creates once it is connected.
     await waitForEventStream(launcherBus);
   }

@@ -94,7 +94,8 @@ export const EVENT_RELAY_USER = "system:orch:event-relay";
 
 /**
  * The event bus's certificates, from the cluster CA: the NATS server's serving certificate
- * (`pki/nats-server.*`, for the hosts the apiserver serves) and the relay's client certificate
+ * (`pki/nats-server.*`, for the hosts the apiserver serves), the routes' between the servers of a
+ * cluster (`pki/nats-route.*`), and the relay's client certificate
  * (`pki/event-relay.*`), which the NATS server maps to the publishing user.
  */
 export async function ensureBusCredentials(dataDir: string, pki: ClusterPki, hostnames: string[]): Promise<void> {
@@ -108,6 +109,17 @@ export async function ensureBusCredentials(dataDir: string, pki: ClusterPki, hos
       dnsNames: dns,
       ipAddresses: ips,
       usages: ["digital signature", "key encipherment", "server auth"],
+      validitySeconds: ONE_YEAR,
+    }),
+  );
+  // A cluster's servers connect to one another with mutual TLS: this certificate serves and is presented.
+  await ensurePair(dir, "nats-route", () =>
+    issueCertificate({
+      ca,
+      subject: { commonName: "orch-nats-route" },
+      dnsNames: dns,
+      ipAddresses: ips,
+      usages: ["digital signature", "key encipherment", "server auth", "client auth"],
       validitySeconds: ONE_YEAR,
     }),
   );
