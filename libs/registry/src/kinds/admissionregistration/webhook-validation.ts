@@ -108,8 +108,8 @@ export function validateRule(rule: RuleWithOperations, at: FieldPath): FieldErro
   return errs;
 }
 
-/** webhook.ValidateWebhookURL with https forced. */
-function validateWebhookUrl(text: string, at: FieldPath): FieldError[] {
+/** webhook.ValidateWebhookURL with https forced (CRD conversion webhooks too). */
+export function validateWebhookUrl(text: string, at: FieldPath): FieldError[] {
   const form = "; desired format: https://host[/path]";
   let url: URL;
   try {
@@ -130,8 +130,11 @@ function validateWebhookUrl(text: string, at: FieldPath): FieldError[] {
   return errs;
 }
 
-/** webhook.ValidateWebhookService. */
-function validateWebhookService(service: NonNullable<AdmissionWebhookClientConfig["service"]>, at: FieldPath): FieldError[] {
+/** webhook.ValidateWebhookService (CRD conversion webhooks too). */
+export function validateWebhookService(
+  service: Partial<NonNullable<AdmissionWebhookClientConfig["service"]>>,
+  at: FieldPath,
+): FieldError[] {
   const errs: FieldError[] = [];
   if (!service.name) errs.push(fieldError.required(at.child("name"), "service name is required"));
   if (!service.namespace) errs.push(fieldError.required(at.child("namespace"), "service namespace is required"));

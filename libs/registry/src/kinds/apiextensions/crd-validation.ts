@@ -21,6 +21,8 @@ import {
   validateSchemaDefaults,
   validateSchemaRules,
 } from "@orch/schema";
+import { parseCertificate, pemBlocks } from "@orch/pki";
+import { validateWebhookService, validateWebhookUrl } from "../admissionregistration/webhook-validation.js";
 
 type Crd = CustomResourceDefinition;
 type Version = Crd["spec"]["versions"][number];
@@ -486,24 +488,53 @@ function validateVersion(version: Version, at: FieldPath, options: SchemaRuleOpt
   return errs;
 }
 
-/** Webhook URLs must be https with a host, no user, query or fragment (webhook.ValidateWebhookURL). */
-function validateWebhookURL(raw: string, at: FieldPath): FieldError[] {
-  let u: URL;
-  try {
-    u = new URL(raw);
-  } catch (e) {
-    return [fieldError.invalid(at, raw, `url must be a valid URL: ${(e as Error).message}`)];
-  }
+/** Options of validateCustomResourceConversion that depend on the stored definition (an update's old one). */
+interface ConversionOptions {
+  /** conversionReviewVersions must name one orch speaks (unless the old definition already named none). */
+  requireRecognizedReviewVersion: boolean;
+  /** A caBundle that is not PEM certificates is let through (a create, or an old definition not serving yet). */
+  allowInvalidCABundle: boolean;
+}
+
+/** webhook.ValidateCABundle: at least one PEM certificate Go's CertPool.AppendCertsFromPEM would take. */
+function validateCABundle(bundle: string, at: FieldPath): FieldError[] {
+  const pem = Buffer.from(bundle, "base64").toString("latin1");
+  const certificates = pemBlocks(pem).filter((b) => b.type === "CERTIFICATE" && Object.keys(b.headers).length === 0);
+  const parses = certificates.some((b) => {
+    try {
+      parseCertificate(b.der);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  return parses ? [] : [fieldError.invalid(at, bundle, "unable to load root certificates: unable to parse bytes as PEM block")];
+}
+
+/** validateConversionReviewVersions. */
+function validateConversionReviewVersions(versions: readonly string[], requireRecognized: boolean, at: FieldPath): FieldError[] {
+  if (versions.length === 0) return [fieldError.required(at)];
   const errs: FieldError[] = [];
-  if (u.protocol !== "https:") errs.push(fieldError.invalid(at, raw, "'https' is the only allowed URL scheme"));
-  if (u.host === "") errs.push(fieldError.invalid(at, raw, "host must be specified"));
-  if (u.username || u.password) errs.push(fieldError.invalid(at, raw, "user information is not permitted in the URL"));
-  if (u.hash) errs.push(fieldError.invalid(at, raw, "fragments are not permitted in the URL"));
-  if (u.search) errs.push(fieldError.invalid(at, raw, "query parameters are not permitted in the URL"));
+  const seen = new Set<string>();
+  versions.forEach((v, i) => {
+    if (seen.has(v)) {
+      errs.push(fieldError.invalid(at.index(i), v, "duplicate version"));
+      return;
+    }
+    seen.add(v);
+    for (const problem of isDNS1035Label(v)) errs.push(fieldError.invalid(at.index(i), v, problem));
+  });
+  if (requireRecognized && !versions.some((v) => acceptedConversionReviewVersions.includes(v))) {
+    errs.push(fieldError.invalid(at, versions, `must include at least one of ${acceptedConversionReviewVersions.join(", ")}`));
+  }
   return errs;
 }
 
-function validateConversion(conversion: Crd["spec"]["conversion"], at: FieldPath): FieldError[] {
+/**
+ * validateCustomResourceConversion, with the paths of Kubernetes' internal types
+ * (`spec.conversion.webhookClientConfig`, `spec.conversion.conversionReviewVersions`).
+ */
+function validateConversion(conversion: Crd["spec"]["conversion"], at: FieldPath, options: ConversionOptions): FieldError[] {
   const errs: FieldError[] = [];
   const strategies = ["None", "Webhook"];
   if (!conversion.strategy) errs.push(fieldError.required(at.child("strategy")));
@@ -514,38 +545,16 @@ function validateConversion(conversion: Crd["spec"]["conversion"], at: FieldPath
   if (conversion.strategy === "Webhook") {
     const configAt = at.child("webhookClientConfig");
     if (!config) errs.push(fieldError.required(configAt, "required when strategy is set to Webhook"));
-    else if ((config.url === undefined) === (config.service === undefined))
-      errs.push(fieldError.required(configAt, "exactly one of url or service is required"));
-    else if (config.url !== undefined) errs.push(...validateWebhookURL(config.url, configAt.child("url")));
-    else if (config.service) {
-      const serviceAt = configAt.child("service");
-      if (!config.service.name) errs.push(fieldError.required(serviceAt.child("name"), "service name is required"));
-      if (!config.service.namespace) errs.push(fieldError.required(serviceAt.child("namespace"), "service namespace is required"));
-      if (config.service.path !== undefined && !config.service.path.startsWith("/")) {
-        errs.push(fieldError.invalid(serviceAt.child("path"), config.service.path, "must start with a '/'"));
-      }
-      const port = config.service.port;
-      if (port !== undefined && (port < 1 || port > 65535))
-        errs.push(fieldError.invalid(serviceAt.child("port"), port, "port is not valid: must be between 1 and 65535, inclusive"));
-    }
-    const versionsAt = at.child("conversionReviewVersions");
-    if (reviewVersions.length === 0) errs.push(fieldError.required(versionsAt));
     else {
-      const seen = new Set<string>();
-      reviewVersions.forEach((v, i) => {
-        if (seen.has(v)) {
-          errs.push(fieldError.invalid(versionsAt.index(i), v, "duplicate version"));
-          return;
-        }
-        seen.add(v);
-        for (const problem of isDNS1035Label(v)) errs.push(fieldError.invalid(versionsAt.index(i), v, problem));
-      });
-      if (!reviewVersions.some((v) => acceptedConversionReviewVersions.includes(v))) {
-        errs.push(
-          fieldError.invalid(versionsAt, reviewVersions, `must include at least one of ${acceptedConversionReviewVersions.join(", ")}`),
-        );
-      }
+      if ((config.url === undefined) === (config.service === undefined))
+        errs.push(fieldError.required(configAt, "exactly one of url or service is required"));
+      else if (config.url !== undefined) errs.push(...validateWebhookUrl(config.url, configAt.child("url")));
+      else if (config.service) errs.push(...validateWebhookService(config.service, configAt.child("service")));
+      if (config.caBundle && !options.allowInvalidCABundle) errs.push(...validateCABundle(config.caBundle, configAt.child("caBundle")));
     }
+    errs.push(
+      ...validateConversionReviewVersions(reviewVersions, options.requireRecognizedReviewVersion, at.child("conversionReviewVersions")),
+    );
   } else {
     if (config) errs.push(fieldError.forbidden(at.child("webhookClientConfig"), "should not be set when strategy is not set to Webhook"));
     if (reviewVersions.length)
@@ -554,8 +563,24 @@ function validateConversion(conversion: Crd["spec"]["conversion"], at: FieldPath
   return errs;
 }
 
+/** A create: every rule, except that a caBundle is not checked (the CRD serves nothing yet). */
+const conversionOnCreate: ConversionOptions = { requireRecognizedReviewVersion: true, allowInvalidCABundle: true };
+
+/**
+ * An update ratchets: a review version list that already named none orch speaks may stay so, and a
+ * caBundle is checked once the old definition is established with a valid (or no) bundle.
+ */
+function conversionOnUpdate(old: Crd): ConversionOptions {
+  const oldVersions = old.spec.conversion?.webhook?.conversionReviewVersions ?? [];
+  const oldBundle = old.spec.conversion?.webhook?.clientConfig?.caBundle;
+  return {
+    requireRecognizedReviewVersion: oldVersions.length === 0 || oldVersions.some((v) => acceptedConversionReviewVersions.includes(v)),
+    allowInvalidCABundle: !isEstablished(old) || (!!oldBundle && validateCABundle(oldBundle, FieldPath.root("caBundle")).length > 0),
+  };
+}
+
 /** ValidateCustomResourceDefinitionSpec (apiextensions/v1 options: schemas required and structural). */
-function validateSpec(s: Crd["spec"], options: SchemaRuleOptions): FieldError[] {
+function validateSpec(s: Crd["spec"], options: SchemaRuleOptions, conversion: ConversionOptions): FieldError[] {
   const { prefix } = options;
   const errs: FieldError[] = [];
   if (!s.group) errs.push(fieldError.required(spec.child("group")));
@@ -590,7 +615,12 @@ function validateSpec(s: Crd["spec"], options: SchemaRuleOptions): FieldError[] 
   if (!s.names.kind) errs.push(fieldError.required(namesAt.child("kind")));
   if (!s.names.listKind) errs.push(fieldError.required(namesAt.child("listKind")));
   errs.push(...validateNames(s.names, namesAt));
-  errs.push(...validateConversion(s.conversion, spec.child("conversion")));
+  if (s.conversion.strategy !== "None" && s.preserveUnknownFields) {
+    errs.push(
+      fieldError.invalid(spec.child("conversion", "strategy"), s.conversion.strategy, "must be None if spec.preserveUnknownFields is true"),
+    );
+  }
+  errs.push(...validateConversion(s.conversion, spec.child("conversion"), conversion));
   if (s.preserveUnknownFields) {
     errs.push(
       fieldError.invalid(
@@ -620,7 +650,7 @@ export function validateStoredVersions(stored: readonly string[] | null | undefi
 /** A new CustomResourceDefinition. */
 export function validateCrd(crd: Crd, prefix: ExtensionPrefix): FieldError[] {
   return [
-    ...validateSpec(crd.spec, allRequired(prefix)),
+    ...validateSpec(crd.spec, allRequired(prefix), conversionOnCreate),
     ...validateNames(crd.status.acceptedNames ?? {}, FieldPath.root("status", "acceptedNames")),
     ...validateStoredVersions(crd.status.storedVersions, crd.spec.versions),
   ];
@@ -653,7 +683,7 @@ const isEstablished = (crd: Crd) => (crd.status.conditions ?? []).some((c) => c.
  * name); scope and names.kind not once the old definition is established (its objects are stored).
  */
 export function validateCrdUpdate(crd: Crd, old: Crd, prefix: ExtensionPrefix): FieldError[] {
-  const errs = validateSpec(crd.spec, ratchetedOptions(old, prefix));
+  const errs = validateSpec(crd.spec, ratchetedOptions(old, prefix), conversionOnUpdate(old));
   const immutable = (value: unknown, oldValue: unknown, at: FieldPath) => {
     if (!jsonEqual(value, oldValue)) errs.push(fieldError.invalid(at, value, fieldImmutableErrorMsg));
   };
