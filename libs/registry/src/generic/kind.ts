@@ -235,6 +235,12 @@ export interface KindDefinition<T extends ObjectHeader = ObjectHeader> {
    */
   storageApiVersion?: string;
   /**
+   * How objects move between the versions of that storage (the CRD's `spec.conversion`). Without one,
+   * or with `None`, only `apiVersion` changes, in place; `Webhook` makes every read and write of an
+   * object in another version a call (see `VersionConverter`).
+   */
+  converter?: VersionConverter;
+  /**
    * Applied to every object read from storage before anyone sees it (custom resources whose schema
    * has defaults: Kubernetes' storage decoder defaults, so a default added later shows on read).
    */
@@ -270,6 +276,26 @@ export interface KindDefinition<T extends ObjectHeader = ObjectHeader> {
   selectableFields: Readonly<Record<string, (obj: T) => string | undefined>>;
   printerColumns: readonly PrinterColumn<T>[];
 }
+
+/**
+ * Converts custom resources between the versions of their one storage (apiextensions-apiserver's
+ * crConverterInterface): `None` rewrites `apiVersion`, `Webhook` sends a ConversionReview.
+ */
+export interface VersionConverter {
+  readonly strategy: "None" | "Webhook";
+  /**
+   * `objects` (each in the version its `apiVersion` names) in `apiVersion`, in the same order; those
+   * already there are returned as they are. One call for all of them. Throws a StatusError when the
+   * conversion fails (a webhook down, a bad answer).
+   */
+  convert(objects: readonly ObjectHeader[], apiVersion: string, signal?: AbortSignal): Promise<ObjectHeader[]>;
+}
+
+/** Conversion `None`: only `apiVersion` changes, nothing else is touched. */
+export const noneConverter: VersionConverter = {
+  strategy: "None",
+  convert: async (objects, apiVersion) => objects.map((o) => (o.apiVersion === apiVersion ? o : { ...o, apiVersion })),
+};
 
 /** How a kind's objects are kept in another kind's storage. */
 export interface StorageConversion {

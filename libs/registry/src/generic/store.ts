@@ -35,6 +35,7 @@ import {
   type RequestContext,
   type Strategy,
   type SubresourceStrategy,
+  type VersionConverter,
   apiVersionOf,
   kindShape,
   specFields,
@@ -44,7 +45,7 @@ import { validateMetaForCreate, validateMetaForUpdate } from "./meta-validation.
 import type { NamespacePhases } from "./namespace-phases.js";
 import { readPath, writePath } from "./json-path.js";
 import { type ListOptions, type ListPlan, planList } from "./list-options.js";
-import type { WatchEvent, WatchHub, Watcher } from "./watch.js";
+import { type WatchEvent, type WatchHub, Watcher } from "./watch.js";
 import { type AdmissionAttributes, type AdmissionHook, type AdmissionOperation, forbiddenByAdmission } from "./admission.js";
 
 export type FieldValidation = "Ignore" | "Warn" | "Strict";
@@ -127,7 +128,7 @@ const MAX_RETRIES = 8;
 /** Over the storage's object limit: a 413 (etcd-backed Kubernetes answers a 500 "request is too large"). */
 const objectTooLarge = (e: ObjectTooLargeError) => errors.tooLarge(`the object is ${e.bytes} bytes, limit is ${MAX_OBJECT_BYTES}`);
 
-const parse = (s: StoredObject): ObjectHeader => JSON.parse(s.value) as ObjectHeader;
+const parse = (s: Pick<StoredObject, "value">): ObjectHeader => JSON.parse(s.value) as ObjectHeader;
 const clone = <T>(x: T): T => structuredClone(x);
 
 /** Whether an update leaves what generation tracks unchanged (the spec, or the kind's equivalent). */
@@ -199,12 +200,51 @@ export class ResourceStore {
     return obj;
   }
 
+  /**
+   * The converter when it calls out (a CRD's conversion webhook): reads and writes of objects in
+   * another version then wait for it. `None` stays on the synchronous path above.
+   */
+  private get webhook(): VersionConverter | undefined {
+    const converter = this.kind.converter;
+    return converter?.strategy === "Webhook" ? converter : undefined;
+  }
+
+  /** Stored objects as this version serves them: the webhook converts those in another version, in one call. */
+  private async served(stored: ObjectHeader[], signal?: AbortSignal): Promise<ObjectHeader[]> {
+    const converter = this.webhook;
+    if (!converter) return stored.map((o) => this.read({ value: JSON.stringify(o) }));
+    const objects = await converter.convert(stored, apiVersionOf(this.kind), signal);
+    for (const o of objects) this.kind.defaultsOnRead?.(o);
+    return objects;
+  }
+
+  /** One stored object as this version serves it. */
+  private async servedOne(stored: Pick<StoredObject, "value">, signal?: AbortSignal): Promise<ObjectHeader> {
+    return this.webhook ? (await this.served([parse(stored)], signal))[0]! : this.read(stored);
+  }
+
   /** What is written: the object in the storage version (the caller's copy keeps the served one). */
   /** The object as stored. A request whose deadline passed (its signal aborted) stops here: it writes nothing. */
-  private persisted(obj: ObjectHeader, ctx: RequestContext): ObjectHeader {
+  private async persisted(obj: ObjectHeader, ctx: RequestContext): Promise<ObjectHeader> {
     ctx.signal?.throwIfAborted();
     if (this.kind.storedAs) return this.kind.storedAs.toStorage(obj);
-    return this.kind.storageApiVersion ? { ...obj, apiVersion: this.kind.storageApiVersion } : obj;
+    const storage = this.kind.storageApiVersion;
+    if (!storage) return obj;
+    const converter = this.webhook;
+    if (!converter || obj.apiVersion === storage) return { ...obj, apiVersion: storage };
+    const [converted] = await converter.convert([obj], storage, ctx.signal);
+    ctx.signal?.throwIfAborted();
+    return converted!;
+  }
+
+  /**
+   * Writes `obj` as stored; the caller's object gets the resourceVersion the write gave (a converted
+   * copy has metadata of its own).
+   */
+  private async persist(obj: ObjectHeader, ctx: RequestContext, write: (stored: ObjectHeader) => Promise<unknown>): Promise<void> {
+    const stored = await this.persisted(obj, ctx);
+    await write(stored);
+    if (stored.metadata !== obj.metadata) obj.metadata.resourceVersion = stored.metadata.resourceVersion;
   }
 
   // ---- reads ----------------------------------------------------------------------------------
@@ -212,12 +252,14 @@ export class ResourceStore {
   async get(namespace: string, name: string): Promise<StoredObject> {
     const found = await this.deps.storage.get(this.key(namespace, name));
     if (!found) throw errors.notFound(this.gr, name);
+    if (this.webhook) return { ...found, value: JSON.stringify(await this.servedOne(found)) };
     return this.converts ? { ...found, value: this.present(found.value) } : found;
   }
 
   /** The current object, or undefined when there is none (for the apiserver's own controllers). */
   async find(namespace: string, name: string): Promise<ObjectHeader | undefined> {
     const found = await this.deps.storage.get(this.key(namespace, name));
+    if (found && this.webhook) return this.servedOne(found);
     return found && JSON.parse(this.converts ? this.present(found.value) : found.value);
   }
 
@@ -231,6 +273,8 @@ export class ResourceStore {
     if (plan.minRevision !== undefined && plan.minRevision > current) {
       await this.waitForRevision(plan.minRevision, signal);
     }
+    const webhook = this.webhook;
+    const apiVersion = apiVersionOf(this.kind);
     try {
       const result = await this.deps.storage.list({
         resource: storageResource(this.kind),
@@ -238,10 +282,28 @@ export class ResourceStore {
         after: plan.after,
         revision: plan.exactRevision,
         limit: plan.limit,
-        // Selectors name the served kind's fields.
-        filter: plan.filter && ((o) => (!plan.textMayMatch || plan.textMayMatch(o.value)) && plan.filter!(this.read(o))),
+        // Selectors name the served kind's fields. Through a webhook, objects stored in another version
+        // are selected once converted, after the page is read: a page may hold fewer than `limit`.
+        filter:
+          plan.filter &&
+          (webhook
+            ? (o) => {
+                const obj = parse(o);
+                if (obj.apiVersion !== apiVersion) return true;
+                this.kind.defaultsOnRead?.(obj);
+                return plan.filter!(obj);
+              }
+            : (o) => (!plan.textMayMatch || plan.textMayMatch(o.value)) && plan.filter!(this.read(o))),
       });
-      const items = this.converts ? result.items.map((o) => ({ ...o, value: this.present(o.value) })) : result.items;
+      let items = result.items;
+      if (webhook) {
+        // The whole page in one ConversionReview, as Kubernetes converts a list.
+        const served = await this.served(items.map(parse), signal);
+        items = items
+          .map((o, i) => ({ stored: o, obj: served[i]! }))
+          .filter(({ obj }) => !plan.filter || plan.filter(obj))
+          .map(({ stored, obj }) => ({ ...stored, value: JSON.stringify(obj) }));
+      } else if (this.converts) items = items.map((o) => ({ ...o, value: this.present(o.value) }));
       const response: ListResponse = { items, resourceVersion: String(result.revision) };
       if (result.continueAfter) {
         response.continue = plan.encodeContinue(result.revision, result.continueAfter);
@@ -275,6 +337,7 @@ export class ResourceStore {
     const apiVersion = apiVersionOf(this.kind);
     const matches = plan.filter;
     const hub = this.deps.hub;
+    if (this.webhook) return this.watchConverted(request, plan, profileAnnotation);
     const filter = (change: Change): WatchEvent | undefined => {
       const event = select(change);
       // A copy: events of unfiltered watchers are shared between them.
@@ -322,6 +385,105 @@ export class ResourceStore {
     }
     watcher.prepend(initial);
     return watcher;
+  }
+
+  /**
+   * A watch through a conversion webhook: changes are collected as the hub hands them over, converted
+   * in order (those that arrived together in one call), selected on the converted objects, then queued
+   * on the watcher the client reads. A failed conversion ends the watch with an ERROR event, as
+   * Kubernetes' watch does when it cannot decode an object.
+   */
+  private async watchConverted(request: WatchRequest, plan: ListPlan, profileAnnotation: string): Promise<Watcher> {
+    const hub = this.deps.hub;
+    const resource = storageResource(this.kind);
+    const pending: Change[] = [];
+    let inner: Watcher | undefined;
+    const outer = new Watcher({ resource, after: 0, filter: () => undefined }, () => inner?.close());
+    let pumping = false;
+    const pump = async () => {
+      if (pumping) return;
+      pumping = true;
+      try {
+        while (pending.length > 0 && !outer.isClosed) {
+          for (const event of await this.convertChanges(pending.splice(0), plan)) outer.push(event);
+        }
+      } catch (e) {
+        const status = e instanceof StatusError ? e.status : errors.internal((e as Error).message).status;
+        outer.push({ type: "ERROR", object: JSON.stringify(status), revision: hub.revision });
+        outer.close();
+      } finally {
+        pumping = false;
+      }
+    };
+    // The hub's watcher only collects: what the client sees is queued on `outer` once converted.
+    const collect = (change: Change): undefined => {
+      if (plan.namespace !== undefined && change.namespace !== plan.namespace) return undefined;
+      pending.push(change);
+      if (!pumping) queueMicrotask(() => void pump());
+      return undefined;
+    };
+    const start = async (after: number) => {
+      try {
+        inner = await hub.watch({ resource, after, filter: collect });
+      } catch (e) {
+        outer.close();
+        if (e instanceof CompactedError) throw plan.expired(e);
+        throw e;
+      }
+    };
+    if (!plan.initialEvents) {
+      if (plan.minRevision !== undefined && plan.minRevision > hub.revision) await this.waitForRevision(plan.minRevision);
+      await start(plan.startRevision ?? hub.revision);
+      return outer;
+    }
+    const snapshot = await this.runList({ ...plan, limit: undefined, after: undefined });
+    const revision = Number(snapshot.resourceVersion);
+    await start(revision);
+    const initial: WatchEvent[] = snapshot.items.map((o) => ({ type: "ADDED", object: o.value, revision: o.revision }));
+    if (request.sendInitialEvents) {
+      const bookmark = {
+        kind: this.kind.kind,
+        apiVersion: apiVersionOf(this.kind),
+        metadata: { resourceVersion: String(revision), annotations: { [profileAnnotation]: "true" } },
+      };
+      initial.push({ type: "BOOKMARK", object: JSON.stringify(bookmark), revision });
+    }
+    outer.prepend(initial);
+    return outer;
+  }
+
+  /** Watch events of changes, their objects (and, under a selector, the previous ones) converted in one call. */
+  private async convertChanges(changes: Change[], plan: ListPlan): Promise<WatchEvent[]> {
+    const matches = plan.filter;
+    const stored: ObjectHeader[] = [];
+    for (const change of changes) {
+      stored.push(JSON.parse(change.value) as ObjectHeader);
+      if (matches && change.prevValue !== undefined) stored.push(JSON.parse(change.prevValue) as ObjectHeader);
+    }
+    const served = await this.served(stored);
+    const events: WatchEvent[] = [];
+    let at = 0;
+    for (const change of changes) {
+      const obj = served[at++]!;
+      const prev = matches && change.prevValue !== undefined ? served[at++] : undefined;
+      const revision = change.revision;
+      if (!matches) {
+        events.push({ type: change.type, object: JSON.stringify(obj), revision });
+        continue;
+      }
+      const now = change.type !== "DELETED" && matches(obj);
+      const before = prev !== undefined && matches(prev);
+      if (change.type === "DELETED") {
+        if (before) events.push({ type: "DELETED", object: JSON.stringify(obj), revision });
+      } else if (now) {
+        events.push({ type: before ? "MODIFIED" : "ADDED", object: JSON.stringify(obj), revision });
+      } else if (before) {
+        // Leaving the selection looks like a deletion: the previous content at the new revision.
+        prev!.metadata.resourceVersion = String(revision);
+        events.push({ type: "DELETED", object: JSON.stringify(prev), revision });
+      }
+    }
+    return events;
   }
 
   // ---- decoding -------------------------------------------------------------------------------
@@ -743,7 +905,7 @@ export class ResourceStore {
     for (let attempt = 1; ; attempt++) {
       const key = this.key(namespace, meta.name!);
       try {
-        await this.deps.storage.create(key, this.persisted(obj, ctx));
+        await this.persist(obj, ctx, (stored) => this.deps.storage.create(key, stored));
         return { object: obj, code: 201 };
       } catch (e) {
         if (e instanceof ObjectTooLargeError) throw objectTooLarge(e);
@@ -795,7 +957,7 @@ export class ResourceStore {
     for (;;) {
       ctx.signal?.throwIfAborted();
       const stored = await this.deps.storage.get(this.key(namespace, name));
-      const current = stored && this.read(stored);
+      const current = stored && (await this.servedOne(stored, ctx.signal));
       let obj = mutate(current && clone(current));
       let meta = obj.metadata;
       // An empty name in the body mismatches too (Kubernetes' checkName).
@@ -855,9 +1017,9 @@ export class ResourceStore {
       try {
         if (meta.deletionTimestamp && !meta.deletionGracePeriodSeconds && this.pendingFinalizers(obj).length === 0) {
           // The last finalizer is gone from an object being deleted: it goes now.
-          await this.deps.storage.delete(this.key(namespace, name), this.persisted(obj, ctx), stored.revision);
+          await this.persist(obj, ctx, (value) => this.deps.storage.delete(this.key(namespace, name), value, stored.revision));
         } else {
-          await this.deps.storage.update(this.key(namespace, name), this.persisted(obj, ctx), stored.revision);
+          await this.persist(obj, ctx, (value) => this.deps.storage.update(this.key(namespace, name), value, stored.revision));
         }
         return { object: obj, code: 200 };
       } catch (e) {
@@ -911,7 +1073,8 @@ export class ResourceStore {
           marked.metadata.deletionGracePeriodSeconds = grace;
           if (pending === undefined && (marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
           this.kind.strategy.prepareForDelete?.(marked);
-          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), this.persisted(marked, ctx), stored.revision);
+          if (!dryRun)
+            await this.persist(marked, ctx, (value) => this.deps.storage.update(this.key(namespace, name), value, stored.revision));
           return { code: 200, body: marked };
         }
         // The kind marks a deletion that starts, possibly adding finalizers of its own.
@@ -930,10 +1093,12 @@ export class ResourceStore {
             marked.metadata.deletionGracePeriodSeconds = 0;
             if ((marked.metadata.generation ?? 0) > 0) marked.metadata.generation! += 1;
           }
-          if (!dryRun) await this.deps.storage.update(this.key(namespace, name), this.persisted(marked, ctx), stored.revision);
+          if (!dryRun)
+            await this.persist(marked, ctx, (value) => this.deps.storage.update(this.key(namespace, name), value, stored.revision));
           return { code: options.orphanDependents === false ? 202 : 200, body: marked };
         }
-        if (!dryRun) await this.deps.storage.delete(this.key(namespace, name), this.persisted(current, ctx), stored.revision);
+        if (!dryRun)
+          await this.persist(current, ctx, (value) => this.deps.storage.delete(this.key(namespace, name), value, stored.revision));
       } catch (e) {
         if (e instanceof RevisionConflictError && attempt < MAX_RETRIES) continue;
         if (e instanceof KeyNotFoundError) throw errors.notFound(this.gr, name);

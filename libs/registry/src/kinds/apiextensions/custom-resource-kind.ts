@@ -16,7 +16,15 @@ import {
 import { type FieldError, failure, fieldError, humanDuration } from "@orch/machinery";
 import { compileSchema, schemaHasDefaults } from "@orch/schema";
 import * as v from "valibot";
-import type { KindDefinition, PrinterColumn, ScaleMapping, Strategy, SubresourceStrategy } from "../../generic/kind.js";
+import {
+  type KindDefinition,
+  type PrinterColumn,
+  type ScaleMapping,
+  type Strategy,
+  type SubresourceStrategy,
+  type VersionConverter,
+  noneConverter,
+} from "../../generic/kind.js";
 import { readPath } from "../../generic/json-path.js";
 import { AGE, ALL_VERBS, statusSubresource } from "../../generic/define.js";
 
@@ -47,6 +55,11 @@ export function beginCrdDeletion(crd: Crd, profile: NamingProfile): void {
 export interface CustomResourceKindOptions {
   /** Terminating condition True: instances can no longer be created. */
   terminating: boolean;
+  /**
+   * The CRD's conversion between versions: `noneConverter` by default; the apiserver gives the
+   * webhook's for `spec.conversion.strategy: Webhook` (the call is its business, not the registry's).
+   */
+  converter?: VersionConverter;
 }
 
 /** The names a CRD is served under: the accepted ones, with the defaults Kubernetes fills in. */
@@ -140,6 +153,7 @@ function versionKind(
     ...(openAPIV3Schema ? { openAPIV3Schema: openAPIV3Schema as Record<string, unknown> } : {}),
     ...(structural ? { shape: structural.shape } : {}),
     storageApiVersion,
+    converter: options.converter ?? noneConverter,
     strategy,
     subresources,
     ...(scale ? { scale: scaleMapping(scale) } : {}),
