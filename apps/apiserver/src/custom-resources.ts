@@ -1,11 +1,13 @@
 // Serves the kinds CustomResourceDefinitions declare: keeps the kind registry in step with the stored
 // CRDs (one scan at start, then every committed CRD change), so routing, discovery and OpenAPI follow.
 // A CRD is served once its Established condition is True, one kind per served version; a deleted CRD,
-// an unserved version or a changed spec takes its kinds out or replaces them.
+// an unserved version or a changed spec takes its kinds out or replaces them. A CRD converting by
+// webhook gets its webhook's converter (conversion/webhook-converter.ts) on each of its kinds.
 import { type CustomResourceDefinition, type NamingProfile, crdConditionTrue } from "@orch/api";
-import { type KindDefinition, type KindRegistry, customResourceKinds, storageResource } from "@orch/registry";
+import { type ClusterReader, type KindDefinition, type KindRegistry, customResourceKinds, storageResource } from "@orch/registry";
 import { type Storage, StorageInformer } from "@orch/storage";
 import type { Logger } from "@orch/log";
+import { type WebhookConverterOptions, webhookConverter } from "./conversion/webhook-converter.js";
 
 interface Served {
   /** What the kinds were built from; an equal CRD state needs no rebuild. */
@@ -21,6 +23,7 @@ export class CustomResourceServing {
     private readonly registry: KindRegistry,
     private readonly profile: NamingProfile,
     private readonly log: Logger,
+    private readonly conversion: WebhookConverterOptions,
   ) {
     // Commits are heard synchronously, so a CRD write is served by the time its response is sent.
     informer.addEventHandler({
@@ -31,10 +34,16 @@ export class CustomResourceServing {
   }
 
   /** Registers the kinds of every established CRD, then follows changes. */
-  static async start(storage: Storage, registry: KindRegistry, profile: NamingProfile, log: Logger): Promise<CustomResourceServing> {
+  static async start(
+    storage: Storage,
+    registry: KindRegistry,
+    profile: NamingProfile,
+    log: Logger,
+    cluster: ClusterReader,
+  ): Promise<CustomResourceServing> {
     const resource = storageResource({ group: profile.group("apiextensions"), plural: "customresourcedefinitions" });
     const informer = new StorageInformer<CustomResourceDefinition>(storage, { resources: [resource], log });
-    const serving = new CustomResourceServing(informer, registry, profile, log);
+    const serving = new CustomResourceServing(informer, registry, profile, log, { cluster });
     await informer.waitForSync();
     return serving;
   }
@@ -50,7 +59,8 @@ export class CustomResourceServing {
     if (this.served.get(name)?.fingerprint === fingerprint) return;
     let kinds: KindDefinition[];
     try {
-      kinds = customResourceKinds(crd, this.profile, { terminating });
+      const converter = crd.spec.conversion.strategy === "Webhook" ? webhookConverter(crd, this.conversion) : undefined;
+      kinds = customResourceKinds(crd, this.profile, { terminating, ...(converter ? { converter } : {}) });
     } catch (e) {
       // CRD validation should make this impossible; serving nothing beats serving it wrong.
       this.log.error(`cannot serve the custom resource definition ${name}`, e);

@@ -190,7 +190,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   await ensureSystemNamespaces(storage, config.profile);
   await ensureBuiltinObjects({ storage, hub }, config.profile);
   // Custom kinds are registered before the components that index every kind's objects start.
-  const customResources = await CustomResourceServing.start(storage, registry, config.profile, log.child("custom-resources"));
+  const customResources = await CustomResourceServing.start(storage, registry, config.profile, log.child("custom-resources"), cluster);
 
   // Admission webhooks and policies: the configurations in force, followed from commits; called by every store.
   const webhookConfigurations = await WebhookConfigurations.start(storage, config.profile, log.child("admission"));

@@ -25,7 +25,7 @@ interface EndpointSubset {
  * `--enable-aggregator-routing`: the Service's port by number, then the endpoint port of the same name.
  * Without endpoints there is no route: orch runs no Service proxy.
  */
-async function resolveService(cluster: ClusterReader, ref: ServiceReference): Promise<{ host: string; port: number } | string> {
+export async function resolveService(cluster: ClusterReader, ref: ServiceReference): Promise<{ host: string; port: number } | string> {
   const id = `${ref.namespace ?? ""}/${ref.name ?? ""}`;
   const port = ref.port ?? 443;
   const noRoute = `orch does not route Services to webhooks without endpoints: service ${id}`;

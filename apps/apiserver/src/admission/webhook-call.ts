@@ -64,7 +64,7 @@ async function target(hook: MutatingWebhook, resolveService: ServiceResolver): P
 }
 
 /** How Go's HTTP client reports what Node reports, so that messages read as Kubernetes'. */
-function describeFailure(e: unknown, url: URL, timedOut: boolean): string {
+export function describeFailure(e: unknown, url: URL, timedOut: boolean): string {
   const post = `Post ${JSON.stringify(url.toString())}`;
   if (timedOut) return `${post}: context deadline exceeded`;
   const err = e as NodeJS.ErrnoException;
@@ -89,7 +89,7 @@ function describeFailure(e: unknown, url: URL, timedOut: boolean): string {
   }
 }
 
-function post(
+export function post(
   url: URL,
   servername: string | undefined,
   body: string,
@@ -165,8 +165,11 @@ export async function callWebhook(
   return verifyResponse(name, version, uid, parsed, mutating);
 }
 
-/** client-go's newUnstructuredResponseError / NewGenericServerResponse for a non-2xx answer, or the Status it carried. */
-function unexpectedAnswer(answer: { status: number; text: string; contentType: string }): string {
+/**
+ * client-go's newUnstructuredResponseError / NewGenericServerResponse for a non-2xx answer, or the Status
+ * it carried (conversion webhooks' answers too).
+ */
+export function unexpectedAnswer(answer: { status: number; text: string; contentType: string }): string {
   const media = answer.contentType.split(";")[0]!.trim();
   if (media === "application/json") {
     try {
@@ -184,9 +187,12 @@ function unexpectedAnswer(answer: { status: number; text: string; contentType: s
     403: text,
     404: "the server could not find the requested resource",
     405: "the server does not allow this method on the requested resource",
+    406: text,
     409: "the server reported a conflict",
+    415: text,
     422: "the server rejected our request due to an error in our request",
     429: "the server has received too many requests and has asked us to try again later",
+    503: "the server is currently unable to handle the request",
     504: "the server was unable to return a response in the time allotted, but may still be processing the request",
   };
   if (fixed[code] !== undefined) return fixed[code]!;

@@ -1,4 +1,5 @@
 // Discovery documents (legacy and aggregated v2), built from the live kind registry.
+import { createHash } from "node:crypto";
 import type { KindDefinition, KindRegistry } from "@orch/registry";
 
 export const AGGREGATED_TYPE = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
@@ -43,6 +44,14 @@ function subresourceKinds(kind: KindDefinition): Subresource[] {
   return subs.sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/**
+ * discovery.StorageVersionHash of `<group>/<version>/<kind>` in the storage version: the first 8 bytes
+ * of its SHA-256 in base64. Clients (the storage version migrator) compare it to see a storage change.
+ */
+export function storageVersionHash(groupVersionKind: string): string {
+  return createHash("sha256").update(groupVersionKind).digest().subarray(0, 8).toString("base64");
+}
+
 export function apiResourceList(groupVersion: string, kinds: KindDefinition[]) {
   const resources = [];
   for (const k of [...kinds].sort((a, b) => a.plural.localeCompare(b.plural))) {
@@ -54,6 +63,7 @@ export function apiResourceList(groupVersion: string, kinds: KindDefinition[]) {
       verbs: sorted(k.verbs),
       ...(k.shortNames.length ? { shortNames: [...k.shortNames] } : {}),
       ...(k.categories.length ? { categories: [...k.categories] } : {}),
+      ...(k.custom && k.storageApiVersion ? { storageVersionHash: storageVersionHash(`${k.storageApiVersion}/${k.kind}`) } : {}),
     });
     for (const s of subresourceKinds(k)) {
       resources.push({
