@@ -14,6 +14,7 @@ import {
   ORPHAN_FINALIZER,
   type RequestContext,
   type ResourceStore,
+  kindPerStorage,
   storageResource,
 } from "@orch/registry";
 import { type Controller, WorkQueue, runController } from "@orch/controller";
@@ -161,7 +162,7 @@ export class GarbageCollector {
   }
 
   private storeOf(resource: string): ResourceStore | undefined {
-    const kind = this.registry.all().find((k) => storageResource(k) === resource);
+    const kind = kindPerStorage(this.registry.all()).find((k) => storageResource(k) === resource);
     return kind && this.storeFor(kind);
   }
 

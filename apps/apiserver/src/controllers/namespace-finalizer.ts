@@ -4,7 +4,7 @@
 import type { ObjectHeader } from "@orch/api";
 import { type Controller, runController } from "@orch/controller";
 import type { Logger } from "@orch/log";
-import type { KindDefinition, KindRegistry, RequestContext, ResourceStore } from "@orch/registry";
+import { type KindDefinition, type KindRegistry, type RequestContext, type ResourceStore, kindPerStorage } from "@orch/registry";
 import { type Storage, StorageInformer } from "@orch/storage";
 
 /** Contents with finalizers of their own go when those finalizers go: look again this much later. */
@@ -45,7 +45,8 @@ export class NamespaceFinalizer {
   /** Deletes everything in the namespace; true once nothing is left. */
   private async emptyNamespace(namespace: string): Promise<boolean> {
     let empty = true;
-    for (const kind of this.registry.all()) {
+    // One pass per storage: the other versions of a custom resource show the same objects.
+    for (const kind of kindPerStorage(this.registry.all())) {
       if (!kind.namespaced) continue;
       const store = this.storeFor(kind);
       await store.deleteCollection({ namespace }, this.ctx(), {}, false);

@@ -313,6 +313,20 @@ export const storageResource = (k: Pick<KindDefinition, "group" | "plural"> & Pa
 
 export const apiVersionOf = (k: Pick<KindDefinition, "group" | "version">): string => (k.group ? `${k.group}/${k.version}` : k.version);
 
+/**
+ * One kind per storage, the one serving the storage version where there is one: what the apiserver's
+ * own controllers read and delete through, so that no object needs converting (a webhook call) for them.
+ */
+export function kindPerStorage(kinds: readonly KindDefinition[]): KindDefinition[] {
+  const inStorageVersion = (k: KindDefinition) => !k.storageApiVersion || k.storageApiVersion === apiVersionOf(k);
+  const chosen = new Map<string, KindDefinition>();
+  for (const k of kinds) {
+    const held = chosen.get(storageResource(k));
+    if (!held || (!inStorageVersion(held) && inStorageVersion(k))) chosen.set(storageResource(k), k);
+  }
+  return [...chosen.values()];
+}
+
 /** Builds a kind's full declaration for a profile. */
 export type KindFactory = (profile: NamingProfile) => KindDefinition;
 
