@@ -554,7 +554,7 @@ export class ResourceStore {
       ctx.signal?.throwIfAborted();
       const stored = await this.deps.storage.get(key);
       if (!stored) throw errors.notFound(this.gr, name);
-      const current = this.read(stored);
+      const current = await this.servedOne(stored, ctx.signal);
       const failed = (what: string, expected: string, actual: string) =>
         errors.conflict(
           this.gr,
@@ -570,7 +570,7 @@ export class ResourceStore {
       obj.metadata.resourceVersion = String(stored.revision);
       if (dryRun) return obj;
       try {
-        await this.deps.storage.update(key, this.persisted(obj, ctx), stored.revision);
+        await this.persist(obj, ctx, (value) => this.deps.storage.update(key, value, stored.revision));
         return obj;
       } catch (e) {
         if (e instanceof RevisionConflictError || e instanceof KeyNotFoundError) continue;
