@@ -179,8 +179,12 @@ const timestampAccessors = new Set([
   "getMilliseconds",
 ]);
 
-/** After type checking: RE2 matches() and Kubernetes' equality and list concatenation. */
+/**
+ * After type checking: RE2 matches(), Kubernetes' equality and list concatenation, cel-go's strings
+ * extension and timestamp accessors where the engine differs, the left error first in `&&`/`||`.
+ */
 export function afterCheck(root: unknown, options: { structuralEquality: boolean }): void {
+  leftErrorFirst(root);
   walk(root as Node, (n) => {
     const original = n.handle;
     if (!original) return;
@@ -225,6 +229,27 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
 
 const isOptionalEntry = (n: unknown): boolean =>
   typeof n === "object" && n !== null && (n as Node).op === "call" && (n as { args: [string] }).args[0] === OPTIONAL_ENTRY_FUNCTION;
+
+/**
+ * cel-go's `&&` and `||` when neither operand decides: the error reported is the left operand's
+ * (the engine reports the right one's). The left operand runs again only on that error path.
+ */
+function leftErrorFirst(root: unknown): void {
+  walk(root as Node, (n) => {
+    if (n.op !== "&&" && n.op !== "||") return;
+    const node = n as Node & { evaluate(evaluator: { run(node: unknown, ctx: unknown): unknown }, self: unknown, ctx: unknown): unknown };
+    const original = node.evaluate;
+    const [left] = n.args as [Node];
+    node.evaluate = (evaluator, self, ctx) => {
+      try {
+        return original.call(node, evaluator, self, ctx);
+      } catch (error) {
+        evaluator.run(left, ctx);
+        throw error;
+      }
+    };
+  });
+}
 
 /** List and map literals with optional entries (optional-entries.ts) leave out the absent ones. */
 export function dropAbsentOptionalEntries(root: unknown): void {
