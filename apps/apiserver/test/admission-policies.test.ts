@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { freshNamespace, useTestServer } from "./harness.js";
 
-const t = useTestServer();
+const t = useTestServer({ tokens: ["bob-token,bob,bob-uid"] });
 const GROUP = "admissionregistration.orch.io";
 const VAP = `/apis/${GROUP}/v1/validatingadmissionpolicies`;
 const VAPB = `/apis/${GROUP}/v1/validatingadmissionpolicybindings`;
@@ -465,6 +465,57 @@ describe("enforcement", () => {
       );
       expect((await t.api.patch(`${VAP}/errors`, { spec: { failurePolicy: "Ignore" } })).status).toBe(200);
       expect((await t.api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment("web", 1))).status).toBe(201);
+    } finally {
+      await remove();
+    }
+  });
+
+  it("authorizer: a check of the request's own resource and of another, as the request's user", async () => {
+    const ns = await freshNamespace(t.api, "vap");
+    const rbac = "/apis/rbac.authorization.orch.io/v1";
+    const role = await t.api.post(`${rbac}/namespaces/${ns}/roles`, {
+      apiVersion: "rbac.authorization.orch.io/v1",
+      kind: "Role",
+      metadata: { name: "deployer" },
+      rules: [{ apiGroups: ["apps"], resources: ["deployments"], verbs: ["create", "get"] }],
+    });
+    expect(role.status, role.text).toBe(201);
+    const roleBinding = await t.api.post(`${rbac}/namespaces/${ns}/rolebindings`, {
+      apiVersion: "rbac.authorization.orch.io/v1",
+      kind: "RoleBinding",
+      metadata: { name: "deployer" },
+      roleRef: { apiGroup: "rbac.authorization.orch.io", kind: "Role", name: "deployer" },
+      subjects: [{ apiGroup: "rbac.authorization.orch.io", kind: "User", name: "bob" }],
+    });
+    expect(roleBinding.status, roleBinding.text).toBe(201);
+    const remove = await bind(
+      "authz",
+      {
+        matchConstraints: { resourceRules: [deploymentRule], namespaceSelector: inNamespace(ns) },
+        validations: [
+          {
+            expression: "object.spec.replicas <= 5 || authorizer.requestResource.subresource('scale').check('update').allowed()",
+            message: "more than 5 replicas needs the right to scale",
+          },
+          {
+            expression:
+              "!has(object.metadata.labels) || !('team' in object.metadata.labels) || authorizer.group('').resource('secrets').namespace(request.namespace).check('list').allowed()",
+            message: "a team label needs the right to list secrets",
+          },
+        ],
+      },
+      { validationActions: ["Deny"] },
+    );
+    try {
+      const bob = t.api.withToken("bob-token");
+      expect((await bob.post(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment("small", 2))).status).toBe(201);
+      const big = await bob.post(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment("big", 6));
+      expect(big.status).toBe(422);
+      expect(big.body.message).toContain("denied request: more than 5 replicas needs the right to scale");
+      const team = await bob.post(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment("team", 1, { team: "a" }));
+      expect(team.body.message).toContain("denied request: a team label needs the right to list secrets");
+      // The administrator may do both.
+      expect((await t.api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment("big", 6, { team: "a" }))).status).toBe(201);
     } finally {
       await remove();
     }

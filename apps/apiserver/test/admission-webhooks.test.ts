@@ -419,6 +419,8 @@ describe("calling webhooks on writes", () => {
         matchConditions: [
           { name: "not-skipped", expression: 'object.metadata.name != "skip-me"' },
           { name: "not-robots", expression: '!request.userInfo.username.startsWith("robot")' },
+          // The request's user may create what it creates (the authorizer library).
+          { name: "may-create", expression: "authorizer.requestResource.check('create').allowed()" },
           { name: "tiers", expression: 'object.metadata.name != "broken" || object.data.tier == "x"' },
         ],
       }),

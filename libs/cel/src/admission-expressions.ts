@@ -2,12 +2,13 @@
 // ValidatingAdmissionPolicies (validations, messageExpression, auditAnnotations, matchConditions,
 // variables) and webhooks' matchConditions evaluate. Variables `object`, `oldObject`, `request`,
 // `namespaceObject` (untyped here: Kubernetes types the last two), `params` when the policy has a
-// paramKind, and `variables`, whose members are evaluated when first read, once per evaluation, as
-// Kubernetes' composition does. `authorizer` is not declared (the apiserver's authorizer answers
-// asynchronously, CEL evaluates synchronously): an expression that uses it does not compile.
+// paramKind, `authorizer` (authorizer-library.ts) where Kubernetes declares it (not in messageExpression),
+// and `variables`, whose members are evaluated when first read, once per evaluation, as Kubernetes'
+// composition does.
 // Costs: each expression is metered against celconfig.PerCallLimit, and one evaluation of a policy
 // shares celconfig.RuntimeCELCostBudget (RuntimeCELCostBudgetMatchConditions for match conditions).
 import { Environment } from "@marcbachmann/cel-js";
+import { AUTHORIZER_TYPE, type AuthorizerValue, registerAuthorizerLibrary } from "./authorizer-library.js";
 import { celIssue, countingRun } from "./crd-rules.js";
 import { registerExtensionLibraries } from "./extension-libraries.js";
 import { registerQuantityAndSemver } from "./libraries.js";
@@ -28,11 +29,19 @@ export type ExpressionReturn = "bool" | "string" | "string-or-null" | "any";
 
 type Parsed = ReturnType<Environment["parse"]>;
 
-const environments = new Map<boolean, Environment>();
+/** Which optional variables an expression may use (Kubernetes' OptionalVariableDeclarations). */
+export interface AdmissionDeclarations {
+  params: boolean;
+  /** Default true: every admission expression but a messageExpression. */
+  authorizer?: boolean;
+}
 
-/** One environment with `params`, one without; both metered. */
-function environment(params: boolean): Environment {
-  let env = environments.get(params);
+const environments = new Map<string, Environment>();
+
+/** One metered environment per combination of `params` and `authorizer`. */
+function environment(params: boolean, authorizer: boolean): Environment {
+  const key = `${params}/${authorizer}`;
+  let env = environments.get(key);
   if (!env) {
     env = registerExtensionLibraries(registerQuantityAndSemver(new Environment({ enableOptionalTypes: true })))
       .registerVariable("object", "dyn")
@@ -41,8 +50,9 @@ function environment(params: boolean): Environment {
       .registerVariable("namespaceObject", "dyn")
       .registerVariable("variables", "dyn");
     if (params) env.registerVariable("params", "dyn");
+    if (authorizer) registerAuthorizerLibrary(env).registerVariable("authorizer", AUTHORIZER_TYPE);
     instrument(env, countingRun);
-    environments.set(params, env);
+    environments.set(key, env);
   }
   return env;
 }
@@ -83,9 +93,9 @@ export interface AdmissionExpression {
 export function compileAdmissionExpression(
   expression: string,
   returns: ExpressionReturn,
-  options: { params: boolean },
+  options: AdmissionDeclarations,
 ): AdmissionExpression {
-  const env = environment(options.params);
+  const env = environment(options.params, options.authorizer ?? true);
   let parsed: Parsed;
   try {
     parsed = env.parse(expression);
@@ -118,6 +128,8 @@ export interface AdmissionInput {
   request: unknown;
   namespaceObject?: unknown;
   params?: unknown;
+  /** `authorizer`: the request's user's (authorizer-library.ts `authorizerFor`). */
+  authorizer?: AuthorizerValue;
 }
 
 /** The result of one expression: its value, or the error Kubernetes reports for it. */
@@ -140,6 +152,7 @@ export class AdmissionActivation {
       namespaceObject: toCel(input.namespaceObject ?? null),
     };
     if ("params" in input) this.ctx.params = toCel(input.params ?? null);
+    if (input.authorizer) this.ctx.authorizer = input.authorizer;
     // A plain object whose members are getters: the engine reads members of plain objects as map
     // entries, so `variables.x` runs x's expression on first read (inside the reading expression's
     // meter, as Kubernetes adds a variable's cost to the expression that uses it) and keeps its result.

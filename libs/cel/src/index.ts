@@ -48,8 +48,17 @@ export {
   AdmissionActivation,
   OUT_OF_BUDGET,
   compileAdmissionExpression,
+  type AdmissionDeclarations,
   type AdmissionExpression,
   type AdmissionInput,
   type ExpressionResult,
   type ExpressionReturn,
 } from "./admission-expressions.js";
+export {
+  AuthorizationPending,
+  authorizerFor,
+  type AuthorizationAnswer,
+  type AuthorizationAnswers,
+  type AuthorizationQuestion,
+  type AuthorizerValue,
+} from "./authorizer-library.js";

@@ -1,6 +1,7 @@
 // Admission webhooks' matchConditions (k8s.io/apiserver/pkg/admission/plugin/webhook/matchconditions):
 // expressions of the admission environment (admission-expressions.ts) over `object`, `oldObject` and
-// `request`, each of which must be a bool; together they share RuntimeCELCostBudgetMatchConditions.
+// `request` (and `authorizer`), each of which must be a bool; together they share
+// RuntimeCELCostBudgetMatchConditions.
 import {
   ADMISSION_PER_CALL_COST_LIMIT,
   AdmissionActivation,
@@ -13,7 +14,7 @@ import {
 /** Kubernetes' per-expression runtime cost limit for admission CEL. */
 export const MATCH_CONDITION_COST_LIMIT = ADMISSION_PER_CALL_COST_LIMIT;
 
-export type MatchConditionInput = Pick<AdmissionInput, "object" | "oldObject" | "request">;
+export type MatchConditionInput = Pick<AdmissionInput, "object" | "oldObject" | "request" | "authorizer">;
 
 export interface CompiledMatchCondition {
   /** Why the expression does not compile, as Kubernetes' detail (`compilation failed: …`, `must evaluate to bool but got dyn`). */

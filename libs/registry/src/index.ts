@@ -19,8 +19,12 @@ export {
   ADMISSION_RUNTIME_COST_BUDGET,
   AdmissionActivation,
   OUT_OF_BUDGET,
+  authorizerFor,
   compileAdmissionExpression,
   type AdmissionExpression,
+  type AuthorizationAnswer,
+  type AuthorizationAnswers,
+  type AuthorizationQuestion,
 } from "@orch/cel";
 export * from "./generic/watch.js";
 export { NamespacePhases } from "./generic/namespace-phases.js";

@@ -86,7 +86,10 @@ function compilePolicy(object: ObjectHeader): CompiledPolicy {
       message: v.message ?? "",
       reason: v.reason,
       compiled: compile(v.expression ?? "", "bool"),
-      messageExpression: v.messageExpression?.trim() ? compile(v.messageExpression, "string") : undefined,
+      // A messageExpression has no `authorizer`, as in Kubernetes.
+      messageExpression: v.messageExpression?.trim()
+        ? compileAdmissionExpression(v.messageExpression, "string", { ...params, authorizer: false })
+        : undefined,
     })),
     auditAnnotations: (spec.auditAnnotations ?? []).map((a) => ({
       key: a.key ?? "",

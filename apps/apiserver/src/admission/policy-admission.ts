@@ -16,10 +16,12 @@ import {
   type KindDefinition,
   type KindRegistry,
   apiVersionOf,
+  authorizerFor,
   storageResource,
 } from "@orch/registry";
 import type { Storage } from "@orch/storage";
 import type { AdmissionPolicies, CompiledBinding, CompiledMatch, CompiledPolicy } from "./policies.js";
+import { authorizationsOf, evaluateAuthorized } from "./authorizations.js";
 import { RequestMatcher, admissionRequest, isNamespaceObject, ruleMatches } from "./matching.js";
 
 /** celconfig.RuntimeCELCostBudgetMatchConditions. */
@@ -175,7 +177,7 @@ export class PolicyAdmission implements AdmissionHook {
         // The Namespace kind names itself as its namespace; its namespaceObject is null.
         const namespace = isNamespaceObject(a) ? undefined : await this.matcher.namespaceOf(a);
         for (const param of params) {
-          const result = this.evaluate(policy, seen, a, param, namespace);
+          const result = await evaluateAuthorized(a.ctx, () => this.evaluate(policy, seen, a, param, namespace));
           result.decisions.forEach((decision, index) => {
             if (!decision.deny) return;
             for (const action of binding.spec.validationActions ?? []) {
@@ -297,6 +299,13 @@ export class PolicyAdmission implements AdmissionHook {
       request: admissionRequest(seen, requested, ""),
       namespaceObject: namespaceObject(namespace),
       ...(policy.paramKind ? { params: param } : {}),
+      authorizer: authorizerFor(authorizationsOf(requested.ctx), {
+        group: requested.definition.group,
+        resource: requested.definition.plural,
+        subresource: requested.subresource,
+        namespace: requested.namespace,
+        name: requested.name,
+      }),
     };
     const activation = (budget: number) => new AdmissionActivation(input, policy.variables, budget);
     if (policy.matchConditions.length > 0) {

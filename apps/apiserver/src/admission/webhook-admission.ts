@@ -6,7 +6,15 @@ import { randomUUID } from "node:crypto";
 import type { NamingProfile, ObjectHeader } from "@orch/api";
 import type { Logger } from "@orch/log";
 import { type Status, StatusError, applyJsonPatch, errors, failure, jsonEqual } from "@orch/machinery";
-import type { AdmissionAttributes, AdmissionHook, ClusterReader, KindDefinition, KindRegistry } from "@orch/registry";
+import {
+  type AdmissionAttributes,
+  type AdmissionHook,
+  type ClusterReader,
+  type KindDefinition,
+  type KindRegistry,
+  authorizerFor,
+} from "@orch/registry";
+import { authorizationsOf, evaluateAuthorized } from "./authorizations.js";
 import { RequestMatcher, admissionRequest, convert } from "./matching.js";
 import { type AdmissionResponse, type ServiceReference, WebhookCallError, callWebhook, reviewVersion } from "./webhook-call.js";
 import type { Webhook, WebhookConfigurations } from "./webhook-configurations.js";
@@ -83,7 +91,8 @@ export class WebhookAdmission implements AdmissionHook {
     if (!this.matcher.objectMatches(hook.objectSelector, seen)) return undefined;
     if (!(await this.matcher.namespaceMatches(hook.namespaceSelector, seen))) return undefined;
     const invocation = { hook, seen, requested: a };
-    return hook.matchConditions.length === 0 || this.conditionsMatch(invocation) ? invocation : undefined;
+    if (hook.matchConditions.length === 0) return invocation;
+    return (await evaluateAuthorized(a.ctx, () => this.conditionsMatch(invocation))) ? invocation : undefined;
   }
 
   /**
@@ -93,7 +102,18 @@ export class WebhookAdmission implements AdmissionHook {
    */
   private conditionsMatch(invocation: Invocation): boolean {
     const { hook, seen, requested } = invocation;
-    const input = { object: seen.object ?? null, oldObject: seen.oldObject ?? null, request: this.review("v1", "", invocation).request };
+    const input = {
+      object: seen.object ?? null,
+      oldObject: seen.oldObject ?? null,
+      request: this.review("v1", "", invocation).request,
+      authorizer: authorizerFor(authorizationsOf(requested.ctx), {
+        group: requested.definition.group,
+        resource: requested.definition.plural,
+        subresource: requested.subresource,
+        namespace: requested.namespace,
+        name: requested.name,
+      }),
+    };
     const failures: string[] = [];
     for (const condition of hook.matchConditions) {
       const result = condition.compiled.evaluate(input);

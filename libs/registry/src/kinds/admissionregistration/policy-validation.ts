@@ -62,8 +62,15 @@ const isCELIdentifier = (name: string) => /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) 
 const oneOf = (allowed: readonly string[], value: string) => allowed.includes(value);
 
 /** convertCELErrorToValidationError for the compile errors of one expression. */
-function compileErrors(expression: string, returns: ExpressionReturn, params: boolean, at: FieldPath, shown = expression): FieldError[] {
-  const { error } = compileAdmissionExpression(expression, returns, { params });
+function compileErrors(
+  expression: string,
+  returns: ExpressionReturn,
+  params: boolean,
+  at: FieldPath,
+  shown = expression,
+  authorizer = true,
+): FieldError[] {
+  const { error } = compileAdmissionExpression(expression, returns, { params, authorizer });
   return error ? [fieldError.invalid(at, shown, error)] : [];
 }
 
@@ -186,7 +193,8 @@ function validatePolicySpec(name: string, spec: PolicySpec, ignoreMatchCondition
     if (messageExpression.length > 0 && messageExpression.trim() === "") {
       errs.push(fieldError.invalid(vat.child("messageExpression"), messageExpression, "must be non-empty if specified"));
     } else if (messageExpression.trim() !== "") {
-      errs.push(...compileErrors(messageExpression, "string", params, vat.child("messageExpression")));
+      // Without `authorizer`, as Kubernetes compiles a messageExpression.
+      errs.push(...compileErrors(messageExpression, "string", params, vat.child("messageExpression"), messageExpression, false));
     }
     const message = validation.message ?? "";
     if (message.length > 0 && message.trim() === "") {
