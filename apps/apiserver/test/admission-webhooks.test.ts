@@ -428,7 +428,7 @@ describe("calling webhooks on writes", () => {
     try {
       expect((await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("skip-me"))).status).toBe(201);
       const called = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("other"));
-      expect(called.status).toBe(400);
+      expect(called.status, called.text).toBe(400);
       expect(called.body.message).toBe('admission webhook "cond.example.com" denied the request: called');
       // An evaluation error refuses the write as ShouldCallHook does: NewForbidden with the CEL error.
       const broken = await t.api.post(`/api/v1/namespaces/${ns}/configmaps`, configMap("broken"));

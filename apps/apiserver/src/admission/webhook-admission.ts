@@ -92,7 +92,12 @@ export class WebhookAdmission implements AdmissionHook {
     if (!(await this.matcher.namespaceMatches(hook.namespaceSelector, seen))) return undefined;
     const invocation = { hook, seen, requested: a };
     if (hook.matchConditions.length === 0) return invocation;
-    return (await evaluateAuthorized(a.ctx, () => this.conditionsMatch(invocation))) ? invocation : undefined;
+    const matched = await evaluateAuthorized(a.ctx, () => this.conditionsMatch(invocation));
+    if (matched instanceof StatusError) {
+      this.log.warn(`Failed evaluating match conditions, failing closed ${hook.name}: ${matched.status.message}`);
+      throw matched;
+    }
+    return matched ? invocation : undefined;
   }
 
   /**
@@ -100,7 +105,7 @@ export class WebhookAdmission implements AdmissionHook {
    * refuse the request under failurePolicy Fail (403, `<resource> "<name>" is forbidden: <errors>`, as
    * ShouldCallHook wraps them in NewForbidden) and skip the webhook under Ignore.
    */
-  private conditionsMatch(invocation: Invocation): boolean {
+  private conditionsMatch(invocation: Invocation): boolean | StatusError {
     const { hook, seen, requested } = invocation;
     const input = {
       object: seen.object ?? null,
@@ -122,10 +127,9 @@ export class WebhookAdmission implements AdmissionHook {
     }
     if (failures.length === 0) return true;
     if (hook.spec.failurePolicy === "Ignore") return false;
-    this.log.warn(`Failed evaluating match conditions, failing closed ${hook.name}: ${failures.join(", ")}`);
     // utilerrors.NewAggregate: one error as itself, several in brackets.
     const why = failures.length === 1 ? failures[0]! : `[${failures.join(", ")}]`;
-    throw errors.forbidden({ group: requested.definition.group, resource: requested.definition.plural }, requested.name, why);
+    return errors.forbidden({ group: requested.definition.group, resource: requested.definition.plural }, requested.name, why);
   }
 
   private async matching(hooks: readonly Webhook[], a: AdmissionAttributes): Promise<Invocation[]> {
