@@ -204,21 +204,28 @@ class DeploymentSync {
 
   /**
    * SetDeploymentRevision. Written through /status, as Kubernetes does: a Deployment's /status keeps
-   * annotations, and a status write does not bump the generation.
+   * annotations, and a status write does not bump the generation. Under a profile whose names are not
+   * kubectl's, the same patch mirrors the revision under kubectl's name (`rollout status --revision`
+   * reads it) and drops the replica-set-only annotations `rollout undo` copied over (kubectl skips them
+   * by Kubernetes' names only).
    */
   private async setDeploymentRevision(revision: string): Promise<void> {
-    if (this.d.metadata.annotations?.[this.names.revision] === revision) return;
+    const current = this.d.metadata.annotations ?? {};
+    const annotations: Record<string, string | null> = {};
+    if (current[this.names.revision] !== revision) annotations[this.names.revision] = revision;
+    const mirror = this.names.kubectlRevision;
+    if (mirror) {
+      if (current[mirror] !== revision) annotations[mirror] = revision;
+      for (const key of [this.names.revisionHistory, this.names.desiredReplicas, this.names.maxReplicas]) {
+        if (key in current) annotations[key] = null;
+      }
+    }
+    if (Object.keys(annotations).length === 0) return;
     this.stored = await this.client.patch<Deployment>(
       deploymentsResource,
       this.d.metadata.name ?? "",
       // Preconditions: the deployment this sync read.
-      {
-        metadata: {
-          uid: this.d.metadata.uid,
-          resourceVersion: this.stored.metadata.resourceVersion,
-          annotations: { [this.names.revision]: revision },
-        },
-      },
+      { metadata: { uid: this.d.metadata.uid, resourceVersion: this.stored.metadata.resourceVersion, annotations } },
       { namespace: this.d.metadata.namespace, subresource: "status" },
     );
     this.d.metadata.annotations = { ...this.stored.metadata.annotations };
