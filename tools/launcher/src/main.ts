@@ -1,7 +1,7 @@
 // `npm start`: NATS (unless ORCH_NATS_URL is set), the apiserver and every controller app, each its
 // own process with the environment of the contract. Ctrl-C or SIGTERM stops them all.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync, readdirSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
@@ -11,6 +11,7 @@ import { EVENTS_STREAM } from "@orch/events";
 import { type ConnectionOptions, connect as connectNats } from "nats";
 import { followBusAuthorization } from "./bus-authorization.js";
 import { watchJetStream } from "./jetstream-watchdog.js";
+import { answersReady, apiserverReplicasFromEnv, haproxyConfig } from "./apiserver-replicas.js";
 import { natsClusterSize, natsConfigs } from "./nats-config.js";
 import { Supervised } from "./supervisor.js";
 
@@ -37,9 +38,10 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string, ti
   }
 }
 
-function findNatsServer(): string | undefined {
+/** A program on the PATH, or in the system directories Debian installs servers into. */
+function findProgram(name: string): string | undefined {
   for (const dir of [...(process.env.PATH ?? "").split(":"), "/usr/sbin", "/usr/local/bin"]) {
-    const candidate = join(dir, "nats-server");
+    const candidate = join(dir, name);
     if (dir && existsSync(candidate)) return candidate;
   }
   return undefined;
@@ -149,10 +151,14 @@ async function main(): Promise<void> {
   // user watch (docs/security.md). The apiserver makes the certificates and the authorization file, so
   // it starts first; its relay connects once NATS is up.
   const pki = join(dataDir, "pki");
+  // ORCH_APISERVERS=N: N apiservers on one PostgreSQL database behind HAProxy (./apiserver-replicas.ts).
+  const apiservers = apiserverReplicasFromEnv(env);
+  const haproxyBinary = apiservers ? findProgram("haproxy") : undefined;
+  if (apiservers && !haproxyBinary) throw new Error("ORCH_APISERVERS above 1 needs haproxy on the PATH (Debian: apt-get install haproxy)");
   const { apiserver: apiserverBundle, controllers: available } = bundles();
   const controllers = selectControllers(available, env.ORCH_CONTROLLERS);
   // ORCH_NATS=off, or no nats-server to run: no bus; controllers watch over HTTPS.
-  const natsServer = env.ORCH_NATS_URL || env.ORCH_NATS === "off" ? undefined : findNatsServer();
+  const natsServer = env.ORCH_NATS_URL || env.ORCH_NATS === "off" ? undefined : findProgram("nats-server");
   if (!env.ORCH_NATS_URL && !natsServer) {
     log(
       `[launcher] no event bus (${env.ORCH_NATS === "off" ? "ORCH_NATS=off" : "no nats-server on the PATH"}): controllers watch over HTTPS, nothing is published on NATS`,
@@ -184,10 +190,47 @@ async function main(): Promise<void> {
     ...busCredentials(join(pki, "event-relay")),
     ...(ownBus ? { ORCH_NATS_AUTHORIZATION_FILE: busAuthorizationFile } : {}),
   };
-  const apiserver = new Supervised({ name: "apiserver", command: process.execPath, args: [apiserverBundle], env: apiserverEnv }, log);
-  children.push(apiserver);
-  apiserver.start();
-  await waitFor(() => existsSync(kubeconfig), "the apiserver");
+  if (!apiservers) {
+    const apiserver = new Supervised({ name: "apiserver", command: process.execPath, args: [apiserverBundle], env: apiserverEnv }, log);
+    children.push(apiserver);
+    apiserver.start();
+    await waitFor(() => existsSync(kubeconfig), "the apiserver");
+  } else {
+    // HAProxy first, on the one address clients use; then the first replica, which makes the CA, keys
+    // and credentials in the data directory, alone; then the others, which find them there.
+    const backends = await Promise.all(
+      Array.from({ length: apiservers.count }, async (_, i) => ({ name: `apiserver-${i + 1}`, port: await freePort() })),
+    );
+    const haproxyFile = join(dataDir, "haproxy.cfg");
+    writeFileSync(haproxyFile, haproxyConfig(apiservers, backends));
+    // -db: in the foreground, under the supervisor, logging to stderr.
+    const haproxy = new Supervised({ name: "haproxy", command: haproxyBinary!, args: ["-db", "-f", haproxyFile], env }, log);
+    children.push(haproxy);
+    haproxy.start();
+    for (const [i, backend] of backends.entries()) {
+      const child = new Supervised(
+        {
+          name: backend.name,
+          command: process.execPath,
+          args: [apiserverBundle],
+          env: { ...apiserverEnv, ORCH_PORT: String(backend.port), ORCH_BIND: "127.0.0.1", ORCH_EXTERNAL_URL: apiservers.externalUrl },
+        },
+        log,
+      );
+      children.push(child);
+      child.start();
+      if (i === 0) await waitFor(() => existsSync(kubeconfig), backend.name);
+    }
+    const caFile = join(pki, "ca.crt");
+    await Promise.all(backends.map((b) => waitFor(() => answersReady("127.0.0.1", b.port, caFile), b.name)));
+    // And through HAProxy, as clients will.
+    await waitFor(() => answersReady(apiservers.localHost, apiservers.port, caFile), "HAProxy");
+    log(
+      `[launcher] ${apiservers.count} apiservers behind HAProxy on ${apiservers.externalUrl}: ${backends
+        .map((b, i) => `${b.name} on 127.0.0.1:${b.port} (pid ${children[children.length - backends.length + i]!.pid})`)
+        .join(", ")}`,
+    );
+  }
 
   if (ownBus) {
     const routePorts: number[] = [];

@@ -34,6 +34,8 @@ export async function startControlPlane(env: NodeJS.ProcessEnv = {}, options: { 
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
+  // Several apiservers start one after the other: more time than one.
+  const readyTimeoutS = Number(env.ORCH_APISERVERS ?? 1) > 1 ? 60 : 20;
   const ready = new Promise<void>((res, rej) => {
     const onData = (chunk: Buffer) => {
       output.push(...chunk.toString().split("\n").filter(Boolean));
@@ -42,7 +44,7 @@ export async function startControlPlane(env: NodeJS.ProcessEnv = {}, options: { 
     launcher.stdout!.on("data", onData);
     launcher.stderr!.on("data", onData);
     launcher.once("exit", (code) => rej(new Error(`launcher exited with ${code}:\n${output.join("\n")}`)));
-    setTimeout(() => rej(new Error(`control plane not ready in 20 s:\n${output.join("\n")}`)), 20_000);
+    setTimeout(() => rej(new Error(`control plane not ready in ${readyTimeoutS} s:\n${output.join("\n")}`)), readyTimeoutS * 1000);
   });
   await ready;
   const kubeconfig = join(dataDir, "kubeconfig");
