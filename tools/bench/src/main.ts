@@ -9,6 +9,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Agent, request } from "undici";
 import { type AdmissionFigures, admissionFigures } from "./admission.js";
+import { type ConversionFigures, conversionFigures } from "./conversion.js";
 import { authorizationLoad } from "./authorization.js";
 import { runBaselineServer } from "./baseline.js";
 import { eventRate, natsLatency } from "./events.js";
@@ -44,6 +45,8 @@ const N = {
   crdCreates: quick ? 2_000 : 10_000,
   /** Creates of each path in the admission comparison (none, one policy, two webhooks). */
   admissionCreates: quick ? 2_000 : 10_000,
+  /** Gets of each path in the conversion comparison (storage version, through the webhook). */
+  conversionGets: quick ? 3_000 : 15_000,
 };
 const CONCURRENCY = 32;
 
@@ -296,6 +299,31 @@ function admissionRows(a: AdmissionFigures): [string, string, string][] {
   ];
 }
 
+/** The conversion webhook figures (conversion.ts) on an apiserver of their own. */
+async function conversion(): Promise<ConversionFigures> {
+  const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-conversion-"));
+  const api = await startApiserver(dataDir);
+  const p = pool(api.origin, api.tls, CONCURRENCY);
+  try {
+    return await conversionFigures(p, api.tls, api.serving, N.conversionGets, CONCURRENCY);
+  } finally {
+    await p.close();
+    await api.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+function conversionRows(c: ConversionFigures): [string, string, string][] {
+  return [
+    ["custom resource gets/s in its storage version (32 clients; median of 3 rounds taken in turn with the one below)", rate(c.plain), ""],
+    [
+      "the same objects' gets/s in their other version, through the CRD's conversion webhook (HTTPS, in the bench process)",
+      `${rate(c.webhook)}; ${fmt((100 * c.webhook.perSecond) / c.plain.perSecond, 0)} % of the storage version`,
+      "",
+    ],
+  ];
+}
+
 const rate = (r: LoadResult) => `${fmt(r.perSecond, 0)} (p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms)`;
 
 async function main(): Promise<void> {
@@ -386,6 +414,7 @@ async function main(): Promise<void> {
   const base = await baseline(api.tls, api.serving);
   const crd = await crds();
   const adm = await admission();
+  const conv = await conversion();
 
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const rows: [string, string, string][] = [
@@ -477,6 +506,7 @@ async function main(): Promise<void> {
     ],
     ...crdRows(crd),
     ...admissionRows(adm),
+    ...conversionRows(conv),
     [
       "baseline (Hono + better-sqlite3) creates/s",
       `${fmt(base.creates.perSecond, 0)} (p99 ${fmt(base.creates.p99)} ms); orch = ${fmt((100 * creates.perSecond) / base.creates.perSecond, 0)} %`,
@@ -510,7 +540,9 @@ async function main(): Promise<void> {
     crd.withRules.errors +
     adm.plain.errors +
     adm.policy.errors +
-    adm.webhooks.errors;
+    adm.webhooks.errors +
+    conv.plain.errors +
+    conv.webhook.errors;
   if (errors > 0) console.log(`\n${errors} requests failed`);
 }
 
@@ -548,6 +580,14 @@ if (process.argv[2] === "--baseline-server") {
   for (const [m, r, t] of admissionRows(a)) console.log(`| ${m} | ${r} | ${t} |`);
   const failed = a.plain.errors + a.policy.errors + a.webhooks.errors;
   if (failed > 0) console.log(`\n${failed} requests failed`);
+} else if (process.argv.includes("--conversion")) {
+  // `npm run bench -- --conversion`: only the conversion webhook figures.
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
+  const c = await conversion();
+  console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
+  console.log("| measure | result | target |\n|---|---|---|");
+  for (const [m, r, t] of conversionRows(c)) console.log(`| ${m} | ${r} | ${t} |`);
+  if (c.plain.errors + c.webhook.errors > 0) console.log(`\n${c.plain.errors + c.webhook.errors} requests failed`);
 } else if (process.argv.includes("--crds")) {
   // `npm run bench -- --crds`: only the custom resource figures.
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
