@@ -8,6 +8,7 @@ import { writeFile } from "node:fs/promises";
 import { type Server, createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { eventually } from "@orch/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlane, kubectlOk, startControlPlane } from "./control-plane.js";
 
@@ -169,6 +170,27 @@ describe("a CRD converting by webhook, with kubectl", () => {
     expect(table).toMatch(/^NAME\s+AGE\na\s+\d+s\nb\s+\d+s\n$/);
   });
 
+  it("kubectl get -w in v2 shows a change made in v1, converted", async () => {
+    const watcher = cp.spawnKubectl(
+      "get",
+      `gadgets.v2.${GROUP}`,
+      "-w",
+      "-o",
+      'jsonpath={.metadata.name}={.spec.hostname}{"\\n"}',
+      "--request-timeout=15s",
+    );
+    let seen = "";
+    watcher.stdout!.on("data", (d: Buffer) => (seen += d.toString()));
+    try {
+      // kubectl prints its list first, then watches from the list's resourceVersion.
+      await eventually("kubectl's list", () => seen.includes("a=moved.example.com"));
+      await kubectlOk(cp, "patch", `gadgets.v1.${GROUP}`, "a", "--type=merge", "-p", '{"spec":{"host":"watched.example.com"}}');
+      await eventually("the watch event", () => seen.includes("a=watched.example.com"));
+    } finally {
+      watcher.kill();
+    }
+  });
+
   it("a webhook that is down: kubectl prints Kubernetes' error; the storage version still reads", async () => {
     await kubectlOk(
       cp,
@@ -186,6 +208,6 @@ describe("a CRD converting by webhook, with kubectl", () => {
     expect(out.stderr.trim()).toBe(
       `Error from server: conversion webhook for ${GROUP}/v1, Kind=Gadget failed: Post "https://127.0.0.1:1/convert?timeout=30s": dial tcp 127.0.0.1:1: connect: connection refused`,
     );
-    expect(await specIn("v1", "a")).toMatchObject({ spec: { host: "moved.example.com" } });
+    expect(await specIn("v1", "a")).toMatchObject({ spec: { host: "watched.example.com" } });
   });
 });
