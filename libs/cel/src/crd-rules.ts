@@ -122,19 +122,26 @@ export function escapeFieldName(name: string): string | undefined {
 
 const base = registerQuantityAndSemver(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }));
 
-// Lists library (k8s.io/apiserver/pkg/cel/library/lists.go), for the comparable element types.
+// Lists library (k8s.io/apiserver/pkg/cel/library/lists.go): ordering functions for the comparable
+// element types (durations and timestamps compare by their valueOf), indexOf for any element type.
 const compare = (a: unknown, b: unknown): number => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
-for (const t of ["int", "double", "string"] as const) {
-  const zero = t === "int" ? 0n : t === "double" ? 0 : "";
-  base
-    .registerFunction(`list<${t}>.isSorted(): bool`, (l: unknown[]) => l.every((x, i) => i === 0 || compare(l[i - 1], x) <= 0))
-    .registerFunction(`list<${t}>.indexOf(${t}): int`, (l: unknown[], x: unknown) => BigInt(l.indexOf(x)))
-    .registerFunction(`list<${t}>.lastIndexOf(${t}): int`, (l: unknown[], x: unknown) => BigInt(l.lastIndexOf(x)));
-  if (t !== "string") {
-    base.registerFunction(`list<${t}>.sum(): ${t}`, (l: unknown[]) =>
-      l.reduce((a: unknown, b: unknown) => (a as number) + (b as number), zero),
-    );
-  }
+const Duration = (base.evaluate("duration('0s')") as object).constructor as new (seconds: bigint, nanos: number) => object;
+const nanosOf = (d: unknown) => {
+  const { seconds, nanos } = d as { seconds: bigint; nanos: number };
+  return seconds * 1_000_000_000n + BigInt(nanos);
+};
+const sums: Record<string, (l: unknown[]) => unknown> = {
+  int: (l) => l.reduce((a, b) => (a as bigint) + (b as bigint), 0n),
+  double: (l) => l.reduce((a, b) => (a as number) + (b as number), 0),
+  "google.protobuf.Duration": (l) => {
+    const total = l.reduce((a: bigint, d) => a + nanosOf(d), 0n);
+    return new Duration(total / 1_000_000_000n, Number(total % 1_000_000_000n));
+  },
+};
+for (const t of ["int", "double", "string", "google.protobuf.Duration", "google.protobuf.Timestamp"] as const) {
+  base.registerFunction(`list<${t}>.isSorted(): bool`, (l: unknown[]) => l.every((x, i) => i === 0 || compare(l[i - 1], x) <= 0));
+  const sum = sums[t];
+  if (sum) base.registerFunction(`list<${t}>.sum(): ${t}`, sum);
   for (const name of ["min", "max"] as const) {
     base.registerFunction(`list<${t}>.${name}(): ${t}`, (l: unknown[]) => {
       if (l.length === 0) throw new Error(`${name} called on empty list`);
@@ -142,6 +149,9 @@ for (const t of ["int", "double", "string"] as const) {
     });
   }
 }
+base
+  .registerFunction("list<A>.indexOf(A): int", (l: unknown[], x: unknown) => BigInt(l.findIndex((y) => celEquals(y, x))))
+  .registerFunction("list<A>.lastIndexOf(A): int", (l: unknown[], x: unknown) => BigInt(l.findLastIndex((y) => celEquals(y, x))));
 
 // Kubernetes' other libraries (IP, CIDR, URL, format, sets, regex, strings.quote/format) and the
 // strings extension's replace and charAt.

@@ -101,13 +101,25 @@ export function literalIssues(root: unknown, env: Environment): LiteralIssue[] {
     const name = (n.args as [string])[0];
     // cel-go checks the first argument after the receiver, whichever call style.
     const first = n.op === "rcall" ? (n.args as [string, Node, Node[]])[2][0] : (n.args as [string, Node[]])[1][0];
+    const seconds =
+      first?.op === "value" && typeof first.args === "bigint"
+        ? first.args
+        : first?.op === "-_" && (first.args as Node).op === "value" && typeof (first.args as Node).args === "bigint"
+          ? -((first.args as Node).args as bigint)
+          : undefined;
+    if (name === "timestamp" && n.op === "call" && seconds !== undefined) {
+      // cel-go's ValidateTimestampLiterals: seconds within years 1 to 9999.
+      if (seconds < -62135596800n || seconds > 253402300799n)
+        issues.push({ message: "invalid timestamp argument", range: { start: first!.start } });
+      return;
+    }
     const literal = literalString(first);
     if (literal === undefined || !first) return;
     if (name === "matches" && !compileRegexp(literal).ok) {
       issues.push({ message: "invalid matches argument", range: { start: first.start } });
     } else if ((name === "duration" || name === "timestamp") && n.op === "call") {
       try {
-        env.evaluate(`${name}(${JSON.stringify(literal)})`);
+        env.evaluate(`${name}(${JSON.stringify(name === "duration" ? goDuration(literal) : literal)})`);
       } catch {
         issues.push({ message: `invalid ${name} argument`, range: { start: first.start } });
       }
@@ -145,7 +157,9 @@ export function aggregateLiteralIssue(root: unknown): LiteralIssue | undefined {
       const [first, ...rest] = group;
       if (!first) continue;
       const expected = typeName(first);
-      const odd = rest.find((e) => typeName(e) !== expected && typeName(e) !== "dyn" && expected !== "dyn");
+      // A type parameter (optional.none()'s T) unifies with any type, as dyn does.
+      const open = (t: string) => t === "dyn" || /^[A-Z]$/.test(t);
+      const odd = rest.find((e) => typeName(e) !== expected && !open(typeName(e)) && !open(expected));
       if (odd) {
         issue = { message: `expected type '${expected}' but found '${typeName(odd)}'`, range: { start: odd.start } };
         return;
@@ -154,6 +168,9 @@ export function aggregateLiteralIssue(root: unknown): LiteralIssue | undefined {
   });
   return issue;
 }
+
+/** Go's time.ParseDuration takes a bare zero ("0", "-0") without a unit; the engine does not. */
+const goDuration = (text: string): string => (/^[-+]?0$/.test(text) ? "0s" : text);
 
 /** Go's unicode.IsSpace, which strings.TrimSpace (cel-go's trim()) trims. */
 const goSpace = "\\t\\n\\v\\f\\r \\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
@@ -195,17 +212,16 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
         if (typeof text === "string" && typeof pattern === "string") return regexpMatches(text, pattern);
         return original(values, ...rest);
       };
+    } else if (n.op === "call" && (n.args as [string])[0] === "duration") {
+      n.handle = (values: unknown, ...rest: unknown[]) => {
+        const [text] = values as unknown[];
+        return typeof text === "string" ? original([goDuration(text)], ...rest) : original(values, ...rest);
+      };
     } else if (n.op === "rcall" && stringFixes.has((n.args as [string])[0])) {
       const fix = stringFixes.get((n.args as [string])[0])!;
       n.handle = (values: unknown, ...rest: unknown[]) => {
         const [text] = values as unknown[];
         return typeof text === "string" ? fix(text) : original(values, ...rest);
-      };
-    } else if (n.op === "rcall" && (n.args as [string])[0] === "getMilliseconds") {
-      // cel-go: a duration's millisecond component, not the whole duration in milliseconds.
-      n.handle = (values: unknown, ...rest: unknown[]) => {
-        const [d] = values as [{ nanos?: unknown }];
-        return typeof d?.nanos === "number" && !(d instanceof Date) ? BigInt(Math.trunc(d.nanos / 1e6)) : original(values, ...rest);
       };
     } else if (n.op === "rcall" && timestampAccessors.has((n.args as [string])[0])) {
       // cel-go takes a fixed offset ("+11:00", "02:00") where an IANA zone name is expected.

@@ -22,7 +22,8 @@ function isZero(v: unknown): boolean {
   if (v === null || v === false || v === 0 || v === 0n || v === "") return true;
   if (Array.isArray(v) || v instanceof Uint8Array) return v.length === 0;
   if (v instanceof Map || v instanceof Set) return v.size === 0;
-  if (v instanceof Date) return v.getTime() === 0;
+  // Go's zero time, 0001-01-01T00:00:00Z.
+  if (v instanceof Date) return v.getTime() === -62135596800000;
   if (typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) return Object.keys(v as object).length === 0;
   // UnsignedInt and Duration are valued by valueOf().
   if (typeof v === "object" && typeof (v as { valueOf(): unknown }).valueOf() !== "object") return Number((v as object).valueOf()) === 0;
