@@ -12,6 +12,7 @@ import { ABSENT_ENTRY, OPTIONAL_ENTRY_FUNCTION, rewriteOptionalEntries } from ".
 import { type ListKind, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 import { registerQuantityAndSemver } from "./libraries.js";
 import { estimateCost } from "./cost-estimate.js";
+import { compileRegexp } from "./re2.js";
 import { registerStandardGaps } from "./standard-gaps.js";
 
 /** celconfig.PerCallLimit: the runtime cost one rule evaluation may use. */
@@ -367,6 +368,14 @@ export function celIssue(expression: string, e: CelError): string {
   const subject = /: (.*)$/.exec(summary)?.[1] ?? "";
   if (e.code === "unknown_variable") message = `undeclared reference to '${subject}' (in container '')`;
   if (e.code === "no_such_key") message = `undefined field '${subject}'`;
+  const operator = /^no such overload: (.+) (==|!=|<|<=|>|>=|\+|-|\*|\/|%|in) (.+)$/.exec(summary);
+  if (operator) {
+    // cel-go names the operator's function and prints types with parentheses.
+    const [, left, op, right] = operator as unknown as [string, string, string, string];
+    const goType = (t: string) => t.replaceAll("<", "(").replaceAll(">", ")");
+    const fn = op === "in" ? "@in" : `_${op}_`;
+    message = `found no matching overload for '${fn}' applied to '(${goType(left)}, ${goType(right)})'`;
+  }
   let offset = e.range?.start ?? 0;
   // cel-go places a field selection at its dot.
   if (e.code === "no_such_key" && expression[offset - 1] === ".") offset--;
@@ -378,6 +387,25 @@ export function celIssue(expression: string, e: CelError): string {
 }
 
 type Parsed = ReturnType<Environment["parse"]>;
+
+/** The error of the first constant pattern of a find()/findAll() call that RE2 refuses. */
+function constantPatternError(node: unknown): string | undefined {
+  if (typeof node !== "object" || node === null) return undefined;
+  const n = node as { op?: unknown; args?: unknown };
+  if (n.op === "rcall" && Array.isArray(n.args) && (n.args[0] === "find" || n.args[0] === "findAll")) {
+    const pattern = (n.args[2] as { op?: string; args?: unknown }[] | undefined)?.[0];
+    if (pattern?.op === "value" && typeof pattern.args === "string") {
+      const compiled = compileRegexp(pattern.args);
+      if (!compiled.ok) return compiled.message;
+    }
+  }
+  const children = Array.isArray(n.args) ? n.args.flat() : [n.args];
+  for (const c of children) {
+    const found = constantPatternError(c);
+    if (found) return found;
+  }
+  return undefined;
+}
 
 function refersTo(node: unknown, name: string): boolean {
   if (typeof node !== "object" || node === null) return false;
@@ -487,6 +515,9 @@ export function compileCrdRules(type: RuleType, rules: readonly CrdRule[]): Comp
     const compiled = compileExpression(env, rule.rule);
     if ("issue" in compiled) return failed({ type: "Invalid", detail: `compilation failed: ${compiled.issue}` });
     if (compiled.type !== "bool") return failed({ type: "Invalid", detail: "cel expression must evaluate to a bool" });
+    // cel-go compiles a constant find()/findAll() pattern when it builds the program (OptimizeRegex).
+    const badPattern = constantPatternError(compiled.parsed.ast);
+    if (badPattern) return failed({ type: "Invalid", detail: `program instantiation failed: ${badPattern}` });
     const usesOldSelf = refersTo(compiled.parsed.ast, "oldSelf");
     let messageExpressionError: string | undefined;
     let message: Parsed | undefined;
