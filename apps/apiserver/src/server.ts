@@ -29,7 +29,9 @@ import {
   ADMIN_IDENTITY,
   EVENT_RELAY_USER,
   ensureBusCredentials,
+  ORCHLET_BOOTSTRAP_IDENTITY,
   ensureControllerCredentials,
+  ensureOrchletBootstrapCredential,
   ensurePki,
   kubeconfig,
 } from "./bootstrap/pki.js";
@@ -123,6 +125,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   );
   const pki = await ensurePki(config.dataDir, hosts);
   const controllerCredentials = await ensureControllerCredentials(config.dataDir, pki, CONTROLLER_APPS, controllerUser);
+  const orchletBootstrap = await ensureOrchletBootstrapCredential(config.dataDir, pki);
   await ensureBusCredentials(config.dataDir, pki, hosts);
   // Service account signing keys live beside the CA: `pki/sa-<n>.key`, the newest signing.
   const serviceAccountKeys = await ensureKeySet(join(config.dataDir, "pki"));
@@ -363,6 +366,10 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     const path = join(controllersDir, `${app}.kubeconfig`);
     await writeAtomically(path, kubeconfig(url, pki, controllerUser(app), credential));
   }
+  // The node agents' bootstrap kubeconfig: enough to ask for their own certificates, nothing more.
+  const bootstrapPath = join(controllersDir, "orchlet-bootstrap.kubeconfig");
+  await writeFile(`${bootstrapPath}.tmp`, kubeconfig(url, pki, ORCHLET_BOOTSTRAP_IDENTITY.commonName, orchletBootstrap), { mode: 0o600 });
+  await rename(`${bootstrapPath}.tmp`, bootstrapPath);
 
   // Written last, atomically: its presence means the apiserver is ready for clients.
   const kubeconfigPath = join(config.dataDir, "kubeconfig");

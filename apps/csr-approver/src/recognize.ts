@@ -13,8 +13,6 @@ export interface Recognition {
   message: string;
 }
 
-/** The node agent's name in messages: the profile's product word. */
-const nodeAgent = (profile: NamingProfile) => (profile.name === "orch" ? "orchlet" : "kubelet");
 
 /** No decision yet and nothing issued (Kubernetes' approver skips issued, approved and denied requests). */
 export function awaitsApproval(csr: Csr): boolean {
@@ -36,7 +34,7 @@ export function isSelfNodeClientCert(profile: NamingProfile, csr: Csr, request: 
 
 /** The recognisers that match, in the order their permission is checked: self first, as Kubernetes. */
 export function recognize(profile: NamingProfile, csr: Csr, request: ParsedCertificateRequest): Recognition[] {
-  const agent = nodeAgent(profile);
+  const agent = profile.nodeAgent;
   const matches: Recognition[] = [];
   if (isSelfNodeClientCert(profile, csr, request)) {
     matches.push({ subresource: "selfnodeclient", message: `Auto approving self ${agent} client certificate after SubjectAccessReview.` });

@@ -17,6 +17,10 @@ export interface NamingProfile {
   signers: { apiserverClient: string; apiserverClientNodeAgent: string; nodeAgentServing: string; legacyUnknown: string };
   /** How node agents are named in client certificates: their group and the user-name prefix before the node name. */
   nodes: { group: string; userPrefix: string };
+  /** The node agent's word in reasons and messages (`kubelet`, or `orchlet` under orch's profile). */
+  nodeAgent: "kubelet" | "orchlet";
+  /** The namespace of the nodes' heartbeat Leases (`kube-node-lease`, `orch-node-lease`; the apiserver creates it). */
+  nodeLeaseNamespace: string;
   annotations: {
     enforceMountableSecrets: string;
     initialEventsEnd: string;
@@ -51,6 +55,8 @@ export function namingProfile(name: ProfileName = "orch"): NamingProfile {
         },
     // Not product-named, so the same in both profiles.
     nodes: { group: "system:nodes", userPrefix: "system:node:" },
+    nodeAgent: orch ? "orchlet" : "kubelet",
+    nodeLeaseNamespace: orch ? "orch-node-lease" : "kube-node-lease",
     annotations: {
       enforceMountableSecrets: `${wellKnownDomain}/enforce-mountable-secrets`,
       initialEventsEnd: `${apiDomain}/initial-events-end`,

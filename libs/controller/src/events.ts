@@ -19,8 +19,11 @@ export type EventType = "Normal" | "Warning";
 
 /** What a controller records with (record.EventRecorder). */
 export interface EventRecorder {
-  /** Records `reason` and `message` about `obj` (it needs apiVersion, kind and metadata). */
-  event(obj: KubeObject, type: EventType, reason: string, message: string): void;
+  /**
+   * Records `reason` and `message` about `obj` (it needs apiVersion, kind and metadata); `fieldPath`
+   * names a part of it, as kubelet's container events do (`spec.containers{web}`).
+   */
+  event(obj: KubeObject, type: EventType, reason: string, message: string, fieldPath?: string): void;
 }
 
 export interface EventBroadcasterOptions {
@@ -187,13 +190,13 @@ export class EventBroadcaster {
   /** A recorder whose events name `component` as their source (`deployment-controller`, …). */
   recorder(component: string, host = ""): EventRecorder {
     return {
-      event: (obj, type, reason, message) => {
+      event: (obj, type, reason, message, fieldPath) => {
         if (this.stopped) return;
         if (this.queue.length >= this.queueLength) {
           this.log?.warn(`event queue full; dropped ${type} ${reason} for ${obj.kind} ${obj.metadata?.name}`);
           return;
         }
-        this.queue.push(this.makeEvent(obj, component, host, type, reason, message));
+        this.queue.push(this.makeEvent(obj, component, host, type, reason, message, fieldPath));
         this.draining ??= this.drain().finally(() => (this.draining = undefined));
       },
     };
@@ -211,7 +214,15 @@ export class EventBroadcaster {
   }
 
   /** makeEvent and generateEvent: one occurrence, named after the object and the time. */
-  private makeEvent(obj: KubeObject, component: string, host: string, type: EventType, reason: string, message: string): Event {
+  private makeEvent(
+    obj: KubeObject,
+    component: string,
+    host: string,
+    type: EventType,
+    reason: string,
+    message: string,
+    fieldPath: string | undefined,
+  ): Event {
     const now = this.clock.now();
     const time = rfc3339(new Date(now));
     const meta = obj.metadata ?? {};
@@ -222,6 +233,7 @@ export class EventBroadcaster {
       uid: meta.uid,
       apiVersion: obj.apiVersion,
       resourceVersion: meta.resourceVersion,
+      ...(fieldPath ? { fieldPath } : {}),
     };
     return {
       apiVersion: "v1",

@@ -7,10 +7,13 @@ import { StatusError } from "@orch/machinery";
 import type { KindDefinition, KindRegistry, RequestContext, ResourceStore } from "@orch/registry";
 
 /** The controller apps that get their own identity (a client certificate with CN `system:orch:<name>`). */
-export const CONTROLLER_APPS = ["csr-approver", "csr-signer", "crd-controller", "deployment-controller", "scheduler"] as const;
+export const CONTROLLER_APPS = ["csr-approver", "csr-signer", "crd-controller", "deployment-controller", "scheduler", "node-lifecycle-controller"] as const;
 export type ControllerApp = (typeof CONTROLLER_APPS)[number];
 
 export const controllerUser = (app: string): string => `system:orch:${app}`;
+
+/** The group of bootstrap identities (Kubernetes' bootstrap tokens): they may only ask for node certificates. */
+export const BOOTSTRAPPERS = "system:bootstrappers";
 
 /** Where the controller apps keep their leader-election leases (libs/controller's default). */
 export const LEADER_ELECTION_NAMESPACE = "default";
@@ -121,10 +124,53 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
       rule(["create"], [""], ["pods/binding", "bindings"]),
       rule(["patch", "update"], [""], ["pods/status"]),
     ],
+    "node-lifecycle-controller": [
+      // Taints are in the spec; conditions in /status.
+      rule([...READ, "update", "patch"], [""], ["nodes"]),
+      rule(["update", "patch"], [""], ["nodes/status"]),
+      rule(READ, [coordination], ["leases"]),
+      rule(READ, [""], ["pods"]),
+      rule(["update", "patch"], [""], ["pods/status"]),
+    ],
   };
+
+  // Node agents (Kubernetes' NodeRules and its TLS bootstrap roles). A node's writes are limited to its
+  // own Node, Lease and pods by the node restriction in admission; reads are as Kubernetes' system:node.
+  const nodeRoles = [
+    clusterRole("system:node-bootstrapper", [rule(["create", "get", "list", "watch"], [certificates], ["certificatesigningrequests"])]),
+    clusterRole(`system:${certificates}:certificatesigningrequests:nodeclient`, [
+      rule(["create"], [certificates], ["certificatesigningrequests/nodeclient"]),
+    ]),
+    clusterRole(`system:${certificates}:certificatesigningrequests:selfnodeclient`, [
+      rule(["create"], [certificates], ["certificatesigningrequests/selfnodeclient"]),
+    ]),
+    clusterRole("system:node", [
+      rule(["create"], [authentication], ["tokenreviews"]),
+      rule(["create"], [authorization], ["subjectaccessreviews", "localsubjectaccessreviews"]),
+      rule(READ, [""], ["services", "endpoints"]),
+      rule([...READ, "create", "update", "patch", "delete"], [""], ["nodes"]),
+      rule(["patch", "update"], [""], ["nodes/status"]),
+      rule(["create", "update", "patch"], ["", events], ["events"]),
+      rule([...READ, "create", "delete"], [""], ["pods"]),
+      rule(["patch", "update"], [""], ["pods/status"]),
+      rule(["create"], [""], ["pods/eviction"]),
+      rule(["get"], [""], ["secrets", "configmaps"]),
+      rule(["create"], [""], ["serviceaccounts/token"]),
+      rule(["create", "get", "list", "watch"], [certificates], ["certificatesigningrequests"]),
+      rule(["get", "create", "update", "patch", "delete"], [coordination], ["leases"]),
+    ]),
+  ];
+  const nodeBindings = [
+    binding("ClusterRoleBinding", "system:node-bootstrapper", "ClusterRole", [group(BOOTSTRAPPERS)]),
+    binding("ClusterRoleBinding", `system:${certificates}:certificatesigningrequests:nodeclient`, "ClusterRole", [group(BOOTSTRAPPERS)]),
+    binding("ClusterRoleBinding", `system:${certificates}:certificatesigningrequests:selfnodeclient`, "ClusterRole", [group(p.nodes.group)]),
+    // Kubernetes leaves system:node unbound and lets its Node authorizer decide; orch has none, so RBAC binds it.
+    binding("ClusterRoleBinding", "system:node", "ClusterRole", [group(p.nodes.group)]),
+  ];
 
   return {
     clusterRoles: [
+      ...nodeRoles,
       clusterRole("cluster-admin", [rule(["*"], ["*"], ["*"]), urls(["*"], ["*"])]),
       clusterRole("system:discovery", [
         urls(
@@ -218,6 +264,7 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
       ...CONTROLLER_APPS.map((app) => clusterRole(controllerUser(app), [...controllers[app], recordEvents])),
     ],
     clusterRoleBindings: [
+      ...nodeBindings,
       binding("ClusterRoleBinding", "cluster-admin", "ClusterRole", [group("system:masters")]),
       binding("ClusterRoleBinding", "system:discovery", "ClusterRole", [group("system:authenticated")]),
       binding("ClusterRoleBinding", "system:public-info-viewer", "ClusterRole", [group("system:authenticated")]),

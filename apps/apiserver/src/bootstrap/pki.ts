@@ -167,6 +167,27 @@ export async function ensureControllerCredentials(
   return credentials;
 }
 
+/** The orchlet's bootstrap identity (Kubernetes' bootstrap token user): it may only ask for node client certificates. */
+export const ORCHLET_BOOTSTRAP_IDENTITY = { commonName: "system:bootstrap:orchlet", organizations: ["system:bootstrappers"] };
+
+/**
+ * The node agents' bootstrap credential (`pki/controllers/orchlet-bootstrap.*`): what Kubernetes calls
+ * the bootstrap kubeconfig. It authenticates a member of `system:bootstrappers`, whom RBAC allows only to
+ * create certificate requests and ask for node client certificates.
+ */
+export async function ensureOrchletBootstrapCredential(dataDir: string, pki: ClusterPki): Promise<ClientCredential> {
+  const dir = join(dataDir, "pki", "controllers");
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return ensurePair(dir, "orchlet-bootstrap", () =>
+    issueCertificate({
+      ca: { certPem: pki.caPem, keyPem: pki.caKeyPem },
+      subject: ORCHLET_BOOTSTRAP_IDENTITY,
+      usages: ["digital signature", "key encipherment", "client auth"],
+      validitySeconds: ONE_YEAR,
+    }),
+  );
+}
+
 const b64 = (s: string) => Buffer.from(s).toString("base64");
 
 /** A kubeconfig for `server`: the cluster CA and a client credential (the admin's by default). */

@@ -1,0 +1,29 @@
+// node-lifecycle-controller: marks Nodes whose agent stopped heartbeating Unknown (Kubernetes' node
+// lifecycle controller in kube-controller-manager), with leader election, as the launcher starts it.
+import { runControllerApp } from "@orch/controller";
+import { type LeaseObject, type NodeObject, leasesResource, nodeLifecycle, nodesResource } from "./lifecycle.js";
+import { lifecycleConfig } from "./config.js";
+
+await runControllerApp({
+  name: "node-lifecycle-controller",
+  setup: (app) => {
+    const config = lifecycleConfig(process.env);
+    app.log.info(`node monitor grace period ${config.gracePeriodMs} ms, period ${config.monitorPeriodMs} ms`);
+    const nodes = app.informer<NodeObject>(nodesResource);
+    const leases = app.informer<LeaseObject>(leasesResource(app.profile), { namespace: app.profile.nodeLeaseNamespace });
+    app.runController({
+      name: "node-lifecycle",
+      // A Lease is named as its node.
+      sources: [nodes, { informer: leases, toKeys: (lease) => [lease.metadata?.name ?? ""] }],
+      workers: 4,
+      reconciler: nodeLifecycle({
+        client: app.client,
+        nodes,
+        leases,
+        profile: app.profile,
+        recorder: app.eventRecorder("node-controller"),
+        ...config,
+      }),
+    });
+  },
+});

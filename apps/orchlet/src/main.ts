@@ -1,0 +1,102 @@
+// orchlet: simulated node agents. One process registers ORCH_NODES Nodes and runs the pods bound to
+// them without containers. Each node first gets its own client certificate through a
+// CertificateSigningRequest made with the bootstrap credential, then talks to the API as that node only.
+import { profileFromEnv } from "@orch/api";
+import { ApiClient, loadKubeconfig } from "@orch/client";
+import { createLogger } from "@orch/log";
+import { nodeNames, orchletConfig } from "./config.js";
+import { type Bootstrap, nodeClientCredential, nodeKubeconfig, nodeServingCredential } from "./identity.js";
+import { Orchlet } from "./orchlet.js";
+
+const log = createLogger("orchlet");
+const config = orchletConfig(process.env);
+const profile = profileFromEnv(process.env);
+const stopping = new AbortController();
+
+const bootstrapConfig = loadKubeconfig(config.bootstrapKubeconfig);
+let bootstrapClient: ApiClient | undefined;
+const bootstrap: Bootstrap = {
+  config: bootstrapConfig,
+  client: () => (bootstrapClient ??= new ApiClient(bootstrapConfig, { userAgent: "orchlet-bootstrap" })),
+};
+
+/** At most `limit` at once: a hundred nodes need not open a hundred requests together. */
+async function eachLimited<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await work(items[i]!);
+      }
+    }),
+  );
+  return results;
+}
+
+let orchlet: Orchlet | undefined;
+let stopped: Promise<void> | undefined;
+const stop = (code: number) => {
+  stopped ??= (async () => {
+    stopping.abort();
+    const timeout = new Promise((r) => setTimeout(r, 4_000).unref());
+    await Promise.race([orchlet?.stop(), timeout]);
+    bootstrapClient?.close();
+    for (const agent of orchlet?.agents.values() ?? []) agent.client.close();
+    process.exit(code);
+  })();
+};
+process.on("SIGINT", () => stop(0));
+process.on("SIGTERM", () => stop(0));
+// Under the launcher stdin is a pipe from it: when it closes, the launcher is gone, and so are we.
+if (process.env.ORCH_SUPERVISED === "1")
+  process.stdin
+    .on("end", () => stop(0))
+    .on("error", () => stop(0))
+    .resume();
+
+try {
+  const names = nodeNames(config);
+  log.info(`starting ${names.length} node(s) (api ${bootstrapConfig.server}, pods Ready after ${config.readyDelayMs} ms)`);
+  const identity = { profile, certDir: config.certDir, log, signal: stopping.signal };
+  const nodes = await eachLimited(names, 8, async (name) => {
+    const credential = await nodeClientCredential(name, bootstrap, identity);
+    return {
+      name,
+      index: names.indexOf(name),
+      client: new ApiClient(nodeKubeconfig(bootstrapConfig, credential), { userAgent: `orchlet/${name}` }),
+    };
+  });
+  // From here on the nodes talk as themselves; the bootstrap credential is no longer used.
+  bootstrapClient?.close();
+  bootstrapClient = undefined;
+  orchlet = new Orchlet({ config, profile, log, nodes });
+  await orchlet.start();
+  log.info("ready");
+  if (config.serving) {
+    // Serving certificates wait for an administrator's approval; ask, then look again now and then.
+    const waiting = new Set(orchlet.agents.keys());
+    const ask = async () => {
+      for (const name of [...waiting]) {
+        const agent = orchlet!.agents.get(name)!;
+        try {
+          if (await nodeServingCredential(name, agent.address, agent.client, identity)) {
+            waiting.delete(name);
+            log.info(`${name}: serving certificate issued`);
+          }
+        } catch (e) {
+          log.warn(`${name}: serving certificate: ${(e as Error).message}`);
+          waiting.delete(name);
+        }
+      }
+      if (waiting.size > 0 && !stopping.signal.aborted) setTimeout(() => void ask(), 10_000).unref();
+    };
+    void ask();
+  }
+} catch (e) {
+  if (!stopping.signal.aborted) {
+    log.error("start failed", e);
+    stop(1);
+  }
+}
