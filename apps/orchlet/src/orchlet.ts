@@ -44,6 +44,8 @@ export interface OrchletOptions {
   nodes: { name: string; index: number; client: ApiClient }[];
 }
 
+const terminal = (phase: string | undefined) => phase === "Succeeded" || phase === "Failed";
+
 interface Remembered extends PodMemory {
   uid: string;
   node: string;
@@ -95,7 +97,7 @@ export class Orchlet {
     // Addresses pods already hold (a restart) are taken before any new pod gets one.
     for (const pod of pods.list()) {
       const agent = this.agentOf(pod);
-      if (agent && pod.status?.podIP && pod.metadata.uid) agent.addresses.assign(pod.metadata.uid, pod.status.podIP);
+      if (agent && pod.status?.podIP && pod.metadata.uid && !terminal(pod.status.phase)) agent.addresses.assign(pod.metadata.uid, pod.status.podIP);
     }
     this.controller = runController({
       name: "pods",
@@ -280,6 +282,8 @@ export class Orchlet {
       agent.addresses.release(uid);
       return;
     }
+    // A finished pod's sandbox is gone: its address may go to another pod (its status keeps it, as kubelet's does).
+    if (terminal(status?.phase ?? pod.status?.phase)) agent.addresses.release(uid);
     return plan.after !== undefined ? { requeueAfter: plan.after } : undefined;
   }
 }

@@ -71,12 +71,19 @@ export function backoffMs(restarts: number, timing: Pick<Timing, "backoffBaseMs"
   return Math.min(timing.backoffBaseMs * 2 ** Math.min(restarts - 1, 30), timing.backoffMaxMs);
 }
 
-const goDuration = (ms: number): string => {
-  const s = Math.round(ms / 1000);
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  return s % 60 === 0 ? `${m}m0s` : `${m}m${s % 60}s`;
-};
+/** Go's time.Duration.String() for a whole number of milliseconds: 500ms, 1.5s, 1m0s, 2m40s, 1h0m0s. */
+export function goDuration(ms: number): string {
+  const total = Math.round(ms);
+  if (total === 0) return "0s";
+  if (total < 1000) return `${total}ms`;
+  const h = Math.floor(total / 3_600_000);
+  const m = Math.floor((total % 3_600_000) / 60_000);
+  const rest = total % 60_000;
+  const seconds = `${Math.floor(rest / 1000)}${rest % 1000 ? `.${String(rest % 1000).padStart(3, "0").replace(/0+$/, "")}` : ""}s`;
+  if (h > 0) return `${h}h${m}m${seconds}`;
+  if (m > 0) return `${m}m${seconds}`;
+  return seconds;
+}
 
 /** Kubernetes' QoS class from the containers' requests and limits (GetPodQOS). */
 export function qosClass(containers: readonly Container[]): string {

@@ -9,3 +9,4 @@ export {
   postgresAdminUrl,
   postgresAvailable,
 } from "./postgres.js";
+export { type AppProcess, appBundle, startAppProcess } from "./app-process.js";
