@@ -53,6 +53,7 @@ import { CustomResourceServing } from "./custom-resources.js";
 import { AdmissionChain } from "./admission/admission-chain.js";
 import { AdmissionPolicies } from "./admission/policies.js";
 import { PolicyAdmission } from "./admission/policy-admission.js";
+import { NodeRestriction } from "./admission/node-restriction.js";
 import { WebhookAdmission } from "./admission/webhook-admission.js";
 import { WebhookConfigurations } from "./admission/webhook-configurations.js";
 import { GarbageCollector } from "./controllers/garbage-collector.js";
@@ -198,9 +199,13 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   // Admission webhooks and policies: the configurations in force, followed from commits; called by every store.
   const webhookConfigurations = await WebhookConfigurations.start(storage, config.profile, log.child("admission"));
   const admissionPolicies = await AdmissionPolicies.start(storage, config.profile, log.child("admission"));
-  const admission = new AdmissionChain(
-    new WebhookAdmission(webhookConfigurations, config.profile, cluster, registry, log.child("admission")),
-    new PolicyAdmission(admissionPolicies, config.profile, cluster, registry, storage, log.child("admission")),
+  // NodeRestriction first, as in Kubernetes' admission order: a node agent writes only its own objects.
+  const admission = new NodeRestriction(
+    config.profile,
+    new AdmissionChain(
+      new WebhookAdmission(webhookConfigurations, config.profile, cluster, registry, log.child("admission")),
+      new PolicyAdmission(admissionPolicies, config.profile, cluster, registry, storage, log.child("admission")),
+    ),
   );
   const stores = new Map<string, ResourceStore>();
   const storeFor = (kind: KindDefinition) => {

@@ -13,7 +13,6 @@ export interface Recognition {
   message: string;
 }
 
-
 /** No decision yet and nothing issued (Kubernetes' approver skips issued, approved and denied requests). */
 export function awaitsApproval(csr: Csr): boolean {
   return !csr.status?.certificate && !["Approved", "Denied", "Failed"].some((type) => csrConditionTrue(csr, type));

@@ -173,7 +173,7 @@ export function nodeLifecycle(options: LifecycleOptions): (key: string) => Promi
       try {
         await writeStatus(client, podsResource, pod, (fresh) => {
           const c = fresh.status?.conditions?.find((x) => x.type === "Ready");
-          if (!c || c.status !== "True") return;
+          if (c?.status !== "True") return;
           c.status = "False";
           c.lastTransitionTime = at;
         });

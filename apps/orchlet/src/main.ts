@@ -36,10 +36,10 @@ async function eachLimited<T, R>(items: T[], limit: number, work: (item: T) => P
 }
 
 let orchlet: Orchlet | undefined;
-let stopped: Promise<void> | undefined;
 const stop = (code: number) => {
-  stopped ??= (async () => {
-    stopping.abort();
+  if (stopping.signal.aborted) return;
+  stopping.abort();
+  void (async () => {
     const timeout = new Promise((r) => setTimeout(r, 4_000).unref());
     await Promise.race([orchlet?.stop(), timeout]);
     bootstrapClient?.close();

@@ -79,7 +79,13 @@ export function goDuration(ms: number): string {
   const h = Math.floor(total / 3_600_000);
   const m = Math.floor((total % 3_600_000) / 60_000);
   const rest = total % 60_000;
-  const seconds = `${Math.floor(rest / 1000)}${rest % 1000 ? `.${String(rest % 1000).padStart(3, "0").replace(/0+$/, "")}` : ""}s`;
+  const seconds = `${Math.floor(rest / 1000)}${
+    rest % 1000
+      ? `.${String(rest % 1000)
+          .padStart(3, "0")
+          .replace(/0+$/, "")}`
+      : ""
+  }s`;
   if (h > 0) return `${h}h${m}m${seconds}`;
   if (m > 0) return `${m}m${seconds}`;
   return seconds;

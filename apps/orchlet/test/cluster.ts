@@ -3,7 +3,14 @@
 // a real process from its built bundle, with short timings so a test sees a pod start and a lease expire.
 import type { Pod } from "@orch/api";
 import { ApiClient, type KubeObject, type ResourceRef } from "@orch/client";
-import { type ApiserverProcess, type AppProcess, type NatsServer, startApiserverProcess, startAppProcess, startNatsServer } from "@orch/testing";
+import {
+  type ApiserverProcess,
+  type AppProcess,
+  type NatsServer,
+  startApiserverProcess,
+  startAppProcess,
+  startNatsServer,
+} from "@orch/testing";
 import { execFile } from "node:child_process";
 import { afterAll, beforeAll } from "vitest";
 

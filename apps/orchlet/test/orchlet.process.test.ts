@@ -72,7 +72,9 @@ describe("orchlet", () => {
     expect(serving.every((r) => !r.status?.conditions?.length)).toBe(true);
 
     // The heartbeat: a Lease per node in orch-node-lease, held by the node.
-    const lease = await c.admin.get<KubeObject & { spec?: { holderIdentity?: string } }>(leases, "node-0", { namespace: "orch-node-lease" });
+    const lease = await c.admin.get<KubeObject & { spec?: { holderIdentity?: string } }>(leases, "node-0", {
+      namespace: "orch-node-lease",
+    });
     expect(lease.spec?.holderIdentity).toBe("node-0");
   });
 
@@ -151,7 +153,9 @@ describe("orchlet", () => {
     const ready = await waitPod("the slow pod Ready", ns, "slow", (p) => isReady(p) && p);
     expect(ready.status?.phase).toBe("Running");
     const pulled = (await eventsOf(ns, "slow")).filter((e) => e.reason === "Pulling" || e.reason === "Pulled").map((e) => e.message);
-    expect(pulled).toEqual(expect.arrayContaining(['Pulling image "nginx:1.27"', 'Successfully pulled image "nginx:1.27" in 1.5s (1.5s including waiting)']));
+    expect(pulled).toEqual(
+      expect.arrayContaining(['Pulling image "nginx:1.27"', 'Successfully pulled image "nginx:1.27" in 1.5s (1.5s including waiting)']),
+    );
   });
 
   it("exit=<code>: the restart policy decides — Never fails, OnFailure restarts a failure and completes a success", async () => {
@@ -210,7 +214,10 @@ describe("orchlet", () => {
       { timeoutMs: 20_000 },
     );
     for (const type of ["Ready", "MemoryPressure", "DiskPressure", "PIDPressure"]) {
-      expect(lost.status?.conditions?.find((x) => x.type === type), type).toMatchObject({
+      expect(
+        lost.status?.conditions?.find((x) => x.type === type),
+        type,
+      ).toMatchObject({
         status: "Unknown",
         reason: "NodeStatusUnknown",
         message: "Orchlet stopped posting node status.",

@@ -7,7 +7,14 @@ import { StatusError } from "@orch/machinery";
 import type { KindDefinition, KindRegistry, RequestContext, ResourceStore } from "@orch/registry";
 
 /** The controller apps that get their own identity (a client certificate with CN `system:orch:<name>`). */
-export const CONTROLLER_APPS = ["csr-approver", "csr-signer", "crd-controller", "deployment-controller", "scheduler", "node-lifecycle-controller"] as const;
+export const CONTROLLER_APPS = [
+  "csr-approver",
+  "csr-signer",
+  "crd-controller",
+  "deployment-controller",
+  "scheduler",
+  "node-lifecycle-controller",
+] as const;
 export type ControllerApp = (typeof CONTROLLER_APPS)[number];
 
 export const controllerUser = (app: string): string => `system:orch:${app}`;
@@ -163,7 +170,9 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
   const nodeBindings = [
     binding("ClusterRoleBinding", "system:node-bootstrapper", "ClusterRole", [group(BOOTSTRAPPERS)]),
     binding("ClusterRoleBinding", `system:${certificates}:certificatesigningrequests:nodeclient`, "ClusterRole", [group(BOOTSTRAPPERS)]),
-    binding("ClusterRoleBinding", `system:${certificates}:certificatesigningrequests:selfnodeclient`, "ClusterRole", [group(p.nodes.group)]),
+    binding("ClusterRoleBinding", `system:${certificates}:certificatesigningrequests:selfnodeclient`, "ClusterRole", [
+      group(p.nodes.group),
+    ]),
     // Kubernetes leaves system:node unbound and lets its Node authorizer decide; orch has none, so RBAC binds it.
     binding("ClusterRoleBinding", "system:node", "ClusterRole", [group(p.nodes.group)]),
   ];
