@@ -3,8 +3,10 @@
 import { runControllerApp } from "@orch/controller";
 import { CaFiles } from "./ca-files.js";
 import { signerConfig } from "./config.js";
-import { type CertificateSigningRequest as Csr, csrResource } from "@orch/api";
+import { type ClusterTrustBundle, type CertificateSigningRequest as Csr, clusterTrustBundleResource, csrResource } from "@orch/api";
+import { wellKnownSigners } from "./rules.js";
 import { csrSigner } from "./signer.js";
+import { trustBundlePublisher } from "./trust-bundles.js";
 
 await runControllerApp({
   name: "csr-signer",
@@ -22,5 +24,14 @@ await runControllerApp({
       workers: 5,
       reconciler: csrSigner({ client: app.client, csrs, profile: app.profile, ca, maxLifetimeSeconds: config.maxLifetimeSeconds }),
     });
+    // The CA of each signer served, as a ClusterTrustBundle of that signer; a key per signer name.
+    const signers = wellKnownSigners(app.profile);
+    const bundles = app.informer<ClusterTrustBundle>(clusterTrustBundleResource(app.profile));
+    const publisher = app.runController({
+      name: "trust-bundle-publisher",
+      sources: [{ informer: bundles, toKeys: (b) => (signers.includes(b.spec.signerName ?? "") ? [b.spec.signerName!] : []) }],
+      reconciler: trustBundlePublisher({ client: app.client, bundles, profile: app.profile, ca, recheckMs: config.caRecheckMs }),
+    });
+    for (const signer of signers) publisher.queue.add(signer);
   },
 });

@@ -3,10 +3,14 @@
 import { type ParsedCertificateRequest, wellKnownSignerRefusal } from "@orch/pki";
 import { type CertificateSigningRequest as Csr, type NamingProfile, csrConditionTrue } from "@orch/api";
 
-/** The signers this controller issues for; requests to any other (custom) signer are left alone. */
-export function isWellKnownSigner(profile: NamingProfile, signerName: string): boolean {
+/** The signers this controller issues for (and publishes the CA of); requests to any other (custom) signer are left alone. */
+export function wellKnownSigners(profile: NamingProfile): string[] {
   const { apiserverClient, apiserverClientNodeAgent, nodeAgentServing } = profile.signers;
-  return signerName === apiserverClient || signerName === apiserverClientNodeAgent || signerName === nodeAgentServing;
+  return [apiserverClient, apiserverClientNodeAgent, nodeAgentServing];
+}
+
+export function isWellKnownSigner(profile: NamingProfile, signerName: string): boolean {
+  return wellKnownSigners(profile).includes(signerName);
 }
 
 /** Approved (and not denied), not failed, not yet issued, for one of our signers. */

@@ -68,6 +68,7 @@ describe("signerConfig", () => {
       certFile: "/var/orch/pki/ca.crt",
       keyFile: "/var/orch/pki/ca.key",
       maxLifetimeSeconds: DEFAULT_MAX_LIFETIME_SECONDS,
+      caRecheckMs: 30_000,
     });
     expect(DEFAULT_MAX_LIFETIME_SECONDS).toBe(8760 * 3600);
   });
@@ -79,8 +80,9 @@ describe("signerConfig", () => {
         ORCH_SIGNER_CERT_FILE: "/etc/ca.pem",
         ORCH_SIGNER_KEY_FILE: "/etc/ca-key.pem",
         ORCH_CLUSTER_SIGNING_DURATION_SECONDS: "3600",
+        ORCH_SIGNER_CA_RECHECK_SECONDS: "0.5",
       }),
-    ).toEqual({ certFile: "/etc/ca.pem", keyFile: "/etc/ca-key.pem", maxLifetimeSeconds: 3600 });
+    ).toEqual({ certFile: "/etc/ca.pem", keyFile: "/etc/ca-key.pem", maxLifetimeSeconds: 3600, caRecheckMs: 500 });
     for (const bad of ["0", "-5", "1.5", "1y"]) {
       expect(() => signerConfig({ ORCH_CLUSTER_SIGNING_DURATION_SECONDS: bad })).toThrow(
         /ORCH_CLUSTER_SIGNING_DURATION_SECONDS must be a positive whole number/,

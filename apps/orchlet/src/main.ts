@@ -7,6 +7,7 @@ import { createLogger } from "@orch/log";
 import { nodeNames, orchletConfig } from "./config.js";
 import { type Bootstrap, nodeClientCredential, nodeKubeconfig, nodeServingCredential } from "./identity.js";
 import { Orchlet } from "./orchlet.js";
+import { joinAnchors, signerAnchors } from "./trust.js";
 
 const log = createLogger("orchlet");
 const config = orchletConfig(process.env);
@@ -60,14 +61,30 @@ try {
   const names = nodeNames(config);
   log.info(`starting ${names.length} node(s) (api ${bootstrapConfig.server}, pods Ready after ${config.readyDelayMs} ms)`);
   const identity = { profile, certDir: config.certDir, log, signal: stopping.signal };
-  const nodes = await eachLimited(names, 8, async (name) => {
-    const credential = await nodeClientCredential(name, bootstrap, identity);
-    return {
-      name,
-      index: names.indexOf(name),
-      client: new ApiClient(nodeKubeconfig(bootstrapConfig, credential), { userAgent: `orchlet/${name}` }),
-    };
-  });
+  const credentials = await eachLimited(names, 8, (name) => nodeClientCredential(name, bootstrap, identity));
+  // The apiserver is verified with the bootstrap CA and the cluster's published trust bundle.
+  let trusted = bootstrapConfig;
+  if (credentials.length > 0) {
+    const first = new ApiClient(nodeKubeconfig(bootstrapConfig, credentials[0]!), { userAgent: "orchlet" });
+    try {
+      const anchors = await signerAnchors(first, profile);
+      if (anchors) trusted = { ...bootstrapConfig, ca: joinAnchors(bootstrapConfig.ca, anchors) };
+      log.info(
+        anchors
+          ? "verifying the apiserver with the bootstrap CA and the published trust bundle"
+          : "no trust bundle published yet: verifying the apiserver with the bootstrap CA",
+      );
+    } catch (e) {
+      log.warn(`trust bundles unreadable, verifying the apiserver with the bootstrap CA: ${(e as Error).message}`);
+    } finally {
+      first.close();
+    }
+  }
+  const nodes = names.map((name, index) => ({
+    name,
+    index,
+    client: new ApiClient(nodeKubeconfig(trusted, credentials[index]!), { userAgent: `orchlet/${name}` }),
+  }));
   // From here on the nodes talk as themselves; the bootstrap credential is no longer used.
   bootstrapClient?.close();
   bootstrapClient = undefined;

@@ -1,12 +1,13 @@
 // Process-test harness for the simulated nodes: a real nats-server and apiserver, the csr-approver and
 // csr-signer (which issue the nodes' certificates), the node-lifecycle-controller, and the orchlet, each
 // a real process from its built bundle, with short timings so a test sees a pod start and a lease expire.
-import type { Pod } from "@orch/api";
+import { type Pod, clusterTrustBundleResource, namingProfile } from "@orch/api";
 import { ApiClient, type KubeObject, type ResourceRef } from "@orch/client";
 import {
   type ApiserverProcess,
   type AppProcess,
   type NatsServer,
+  eventually,
   startApiserverProcess,
   startAppProcess,
   startNatsServer,
@@ -17,6 +18,7 @@ import { afterAll, beforeAll } from "vitest";
 export const pods: ResourceRef = { group: "", version: "v1", plural: "pods", namespaced: true };
 export const nodes: ResourceRef = { group: "", version: "v1", plural: "nodes", namespaced: false };
 export const events: ResourceRef = { group: "", version: "v1", plural: "events", namespaced: true };
+const nodeClientSigner = (profile: "orch" | "kubernetes") => namingProfile(profile).signers.apiserverClientNodeAgent;
 const namespaces: ResourceRef = { group: "", version: "v1", plural: "namespaces", namespaced: false };
 
 /** The orchlet's timings in these tests: fractions of a second where kubelet takes seconds. */
@@ -74,6 +76,17 @@ export function useCluster(profile: "orch" | "kubernetes" = "orch"): Cluster {
           res({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         );
       });
+    // The nodes verify the apiserver with the trust bundle the csr-signer publishes: it is there first.
+    await eventually(
+      "the node client signer's trust bundle",
+      async () =>
+        (
+          await c.admin.list(clusterTrustBundleResource(namingProfile(profile)), {
+            fieldSelector: `spec.signerName=${nodeClientSigner(profile)}`,
+          })
+        ).items.length > 0,
+      { timeoutMs: 20_000 },
+    );
     await c.startOrchlet();
   });
   afterAll(async () => {

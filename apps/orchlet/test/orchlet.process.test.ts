@@ -71,6 +71,9 @@ describe("orchlet", () => {
     expect(serving.map((r) => r.spec.username).sort()).toEqual(["system:node:node-0", "system:node:node-1"]);
     expect(serving.every((r) => !r.status?.conditions?.length)).toBe(true);
 
+    // It verifies the apiserver with the node client signer's published trust bundle, not only the bootstrap CA.
+    expect(c.orchlet.output()).toContain("verifying the apiserver with the bootstrap CA and the published trust bundle");
+
     // The heartbeat: a Lease per node in orch-node-lease, held by the node.
     const lease = await c.admin.get<KubeObject & { spec?: { holderIdentity?: string } }>(leases, "node-0", {
       namespace: "orch-node-lease",

@@ -105,6 +105,9 @@ export function bootstrapPolicy(p: NamingProfile): BootstrapPolicy {
       rule(READ, [certificates], ["certificatesigningrequests"]),
       rule(["update"], [certificates], ["certificatesigningrequests/status"]),
       rule(["sign"], [certificates], ["signers"], [signers.apiserverClient, signers.apiserverClientNodeAgent, signers.nodeAgentServing]),
+      // It publishes each signer's CA as a ClusterTrustBundle of that signer.
+      rule([...READ, "create", "delete"], [certificates], ["clustertrustbundles"]),
+      rule(["attest"], [certificates], ["signers"], [signers.apiserverClient, signers.apiserverClientNodeAgent, signers.nodeAgentServing]),
     ],
     "crd-controller": [
       rule([...READ, "update"], [apiextensions], ["customresourcedefinitions"]),

@@ -50,6 +50,13 @@ export const csrResource = (profile: NamingProfile) => ({
   namespaced: false,
 });
 
+export const clusterTrustBundleResource = (profile: NamingProfile) => ({
+  group: profile.group("certificates"),
+  version: "v1beta1",
+  plural: "clustertrustbundles",
+  namespaced: false,
+});
+
 /** Whether the request has a condition of `type` with status True (Approved, Denied, Failed). */
 export const csrConditionTrue = (csr: CertificateSigningRequest, type: string): boolean =>
   (csr.status?.conditions ?? []).some((c) => c.type === type && c.status === "True");
