@@ -49,6 +49,8 @@ const terminal = (phase: string | undefined) => phase === "Succeeded" || phase =
 interface Remembered extends PodMemory {
   uid: string;
   node: string;
+  /** Unknown simulation directives already reported. */
+  warned: boolean;
 }
 
 export class Orchlet {
@@ -235,7 +237,7 @@ export class Orchlet {
     const uid = pod.metadata.uid ?? "";
     let memory = this.memory.get(key);
     if (!memory) {
-      memory = { uid, node: agent.name, seenAt: Date.now(), startedAt: new Map(), killing: false };
+      memory = { uid, node: agent.name, seenAt: Date.now(), startedAt: new Map(), killing: false, warned: false };
       this.memory.set(key, memory);
     }
     const sim = parseSimulation(pod.metadata.annotations?.[simulateAnnotation(this.options.profile)]);
@@ -250,7 +252,8 @@ export class Orchlet {
     });
     const about = { ...pod, kind: "Pod", apiVersion: "v1" } as KubeObject;
     for (const e of plan.events) agent.recorder.event(about, e.type, e.reason, e.message, e.fieldPath);
-    if (sim.unknown.length > 0 && !memory.startedAt.size && plan.events.length > 0) {
+    if (sim.unknown.length > 0 && !memory.warned) {
+      memory.warned = true;
       agent.recorder.event(
         about,
         "Warning",

@@ -115,7 +115,7 @@ describe("orchlet", () => {
 
   it("never-ready: the container runs but the pod is never Ready", async () => {
     const ns = await freshNamespace(c.admin);
-    await c.admin.create(pods, pod("stuck", "node-0", { simulate: "never-ready" }), { namespace: ns });
+    await c.admin.create(pods, pod("stuck", "node-0", { simulate: "never-ready, fly" }), { namespace: ns });
     await c.admin.create(pods, pod("control", "node-0"), { namespace: ns });
     // The control pod, created after it on the same node with the same delay, is Ready first.
     await waitPod("the control pod Ready", ns, "control", isReady);
@@ -127,6 +127,11 @@ describe("orchlet", () => {
       reason: "ContainersNotReady",
       message: "containers with unready status: [web]",
     });
+    // A directive it does not know is reported, and the rest still applies.
+    const warning = await eventually("the InvalidSimulation event", async () =>
+      (await eventsOf(ns, "stuck")).find((e) => e.reason === "InvalidSimulation"),
+    );
+    expect(warning).toMatchObject({ type: "Warning", message: "unknown orch.io/orchlet-simulate directives: fly" });
   });
 
   it("crash-loop: the container keeps exiting, restartCount grows, CrashLoopBackOff between restarts", async () => {

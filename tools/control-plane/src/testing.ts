@@ -23,8 +23,9 @@ export interface ControlPlaneOptions {
   profile?: "kubernetes" | "orch";
   /**
    * Which controllers run: `"all"` (default), `"none"`, or names (`csr-approver`, `csr-signer`,
-   * `crd-controller`, `deployment-controller`). The crd-controller runs whenever `crds` are given: it
-   * is what establishes them.
+   * `crd-controller`, `deployment-controller`, `node-lifecycle-controller`, `orchlet`: the simulated
+   * nodes, which need the two certificate controllers). The crd-controller runs whenever `crds` are
+   * given: it is what establishes them.
    */
   controllers?: "all" | "none" | string[];
   /** CRDs to create and wait for (Established): objects, or paths of YAML/JSON files (several documents each). */
