@@ -99,7 +99,8 @@ export class Orchlet {
     // Addresses pods already hold (a restart) are taken before any new pod gets one.
     for (const pod of pods.list()) {
       const agent = this.agentOf(pod);
-      if (agent && pod.status?.podIP && pod.metadata.uid && !terminal(pod.status.phase)) agent.addresses.assign(pod.metadata.uid, pod.status.podIP);
+      if (agent && pod.status?.podIP && pod.metadata.uid && !terminal(pod.status.phase))
+        agent.addresses.assign(pod.metadata.uid, pod.status.podIP);
     }
     this.controller = runController({
       name: "pods",
