@@ -76,6 +76,9 @@ function selectControllers(available: Map<string, string>, setting: string | und
   });
 }
 
+/** Apps that run once whatever ORCH_CONTROLLER_REPLICAS says: the simulated node agents. */
+const NOT_REPLICATED = new Set(["orchlet"]);
+
 /** ORCH_CONTROLLER_REPLICAS: processes per controller app, 1 unless set. */
 function controllerReplicas(setting: string | undefined): number {
   if (setting === undefined || setting.trim() === "") return 1;
@@ -289,10 +292,12 @@ async function main(): Promise<void> {
       ownBus && !existsSync(`${identity}.crt`)
         ? { ...controllerEnv, ORCH_NATS_URL: "" }
         : { ...controllerEnv, ...busCredentials(identity) };
-    // Replicas of one app share its identity and compete for its Lease: one leads, the others wait.
-    for (let replica = 1; replica <= replicas; replica++) {
+    // Replicas of one app share its identity and compete for its Lease: one leads, the others wait. The
+    // orchlet holds no Lease to compete for: its nodes are its own, and a second one would run them twice.
+    const count = NOT_REPLICATED.has(name) ? 1 : replicas;
+    for (let replica = 1; replica <= count; replica++) {
       const child = new Supervised(
-        { name: replicas > 1 ? `${name}-${replica}` : name, command: process.execPath, args: [bundle], env: childEnv },
+        { name: count > 1 ? `${name}-${replica}` : name, command: process.execPath, args: [bundle], env: childEnv },
         log,
       );
       children.push(child);
