@@ -372,9 +372,10 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     await writeAtomically(path, kubeconfig(url, pki, controllerUser(app), credential));
   }
   // The node agents' bootstrap kubeconfig: enough to ask for their own certificates, nothing more.
-  const bootstrapPath = join(controllersDir, "orchlet-bootstrap.kubeconfig");
-  await writeFile(`${bootstrapPath}.tmp`, kubeconfig(url, pki, ORCHLET_BOOTSTRAP_IDENTITY.commonName, orchletBootstrap), { mode: 0o600 });
-  await rename(`${bootstrapPath}.tmp`, bootstrapPath);
+  await writeAtomically(
+    join(controllersDir, "orchlet-bootstrap.kubeconfig"),
+    kubeconfig(url, pki, ORCHLET_BOOTSTRAP_IDENTITY.commonName, orchletBootstrap),
+  );
 
   // Written last, atomically: its presence means the apiserver is ready for clients.
   const kubeconfigPath = join(config.dataDir, "kubeconfig");
