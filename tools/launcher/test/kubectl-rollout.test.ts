@@ -20,7 +20,9 @@ describe.each(["orch", "kubernetes"])("kubectl rollout under the %s profile", (p
   let kubelet: Kubelet;
   let client: ApiClient;
   beforeAll(async () => {
-    cp = await startControlPlane({ ORCH_PROFILE: profile });
+    // The test's kubelet is the only node agent here: the orchlet runs no nodes (ORCH_NODES=0), so the
+    // scheduler binds nothing and no simulated node competes with kubelet.ts for the pods' status.
+    cp = await startControlPlane({ ORCH_PROFILE: profile, ORCH_NODES: "0" });
     kubelet = await startKubelet(cp.kubeconfig, "default");
     client = ApiClient.fromKubeconfig(cp.kubeconfig, { userAgent: "rollout-test" });
   });

@@ -102,10 +102,11 @@ status:
       'Apply failed with 1 conflict: conflict with "deployment-controller" with subresource "status" using apps/v1: .status.observedGeneration',
     );
 
-    // A pod's status has no controller here (orch has no node agent): whoever plays one applies it.
+    // A pod's status has no controller here: it is bound to a node no agent runs (the orchlet's are
+    // node-0, node-1, …), so whoever plays that node applies it.
     const pod = await file(
       "pod.yaml",
-      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: solo\n  namespace: default\nspec:\n  containers:\n  - name: main\n    image: nginx:1.27\n",
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: solo\n  namespace: default\nspec:\n  nodeName: nowhere\n  containers:\n  - name: main\n    image: nginx:1.27\n",
     );
     expect((await cp.kubectl("apply", "--server-side", "-f", pod)).code).toBe(0);
     const podStatus = `
