@@ -99,6 +99,8 @@ export class Scheduler {
   private readonly concurrency: number;
   /** Pod uid → the node this scheduler bound it to, until the cache shows the binding. */
   private readonly assumed = new Map<string, string>();
+  /** Requests per cached pod object (the informer replaces the object when the pod changes). */
+  private readonly requests = new WeakMap<Pod, Amounts>();
 
   constructor(private readonly options: SchedulerOptions) {
     this.schedulerName = options.schedulerName ?? DEFAULT_SCHEDULER_NAME;
@@ -122,7 +124,7 @@ export class Scheduler {
       const node = bound || this.assumed.get(uid);
       if (node) {
         const info = nodes.get(node);
-        if (info && !isTerminal(pod)) this.place(info, { pod, requests: podRequests(pod), assumed: !bound });
+        if (info && !isTerminal(pod)) this.place(info, { pod, requests: this.requestsOf(pod), assumed: !bound });
       } else if (this.serves(pod)) {
         pending.push(pod);
       }
@@ -140,7 +142,7 @@ export class Scheduler {
     const writes: (() => Promise<void>)[] = [];
     const failures: unknown[] = [];
     for (const pod of pending) {
-      const requests = podRequests(pod);
+      const requests = this.requestsOf(pod);
       const reasons = new Map<string, string[]>();
       let best: { info: NodeInfo; score: number } | undefined;
       for (const info of nodes.values()) {
@@ -166,6 +168,12 @@ export class Scheduler {
     if (failures.length > 0) throw failures[0];
   }
 
+  private requestsOf(pod: Pod): Amounts {
+    let found = this.requests.get(pod);
+    if (!found) this.requests.set(pod, (found = podRequests(pod)));
+    return found;
+  }
+
   /** Pods this scheduler binds: not yet bound, named for it, not going away, not gated. */
   private serves(pod: Pod): boolean {
     const spec = pod.spec;
@@ -185,7 +193,7 @@ export class Scheduler {
 
   private nominate(nominations: Map<string, Nomination[]>, node: string, pod: Pod): void {
     const list = nominations.get(node) ?? [];
-    list.push({ uid: pod.metadata.uid ?? "", priority: priorityOf(pod), requests: podRequests(pod) });
+    list.push({ uid: pod.metadata.uid ?? "", priority: priorityOf(pod), requests: this.requestsOf(pod) });
     nominations.set(node, list);
   }
 

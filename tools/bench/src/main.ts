@@ -13,6 +13,7 @@ import { type ConversionFigures, conversionFigures } from "./conversion.js";
 import { authorizationLoad } from "./authorization.js";
 import { runBaselineServer } from "./baseline.js";
 import { eventRate, natsLatency } from "./events.js";
+import { scheduling, startScheduler } from "./scheduling.js";
 import { type LoadResult, type Tls, createNamespace, percentile, pool, runLoad } from "./load.js";
 import { MIXED_OBJECTS, type MixedResult, mixedByKind, mixedWorkload, prepareMixed } from "./mixed.js";
 import { slowClientLatency } from "./slow-clients.js";
@@ -588,6 +589,26 @@ if (process.argv[2] === "--baseline-server") {
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [m, r, t] of conversionRows(c)) console.log(`| ${m} | ${r} | ${t} |`);
   if (c.plain.errors + c.webhook.errors > 0) console.log(`\n${c.plain.errors + c.webhook.errors} requests failed`);
+} else if (process.argv.includes("--scheduling")) {
+  // `npm run bench -- --scheduling`: only the scheduler's figures.
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
+  const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-"));
+  const api = await startApiserver(dataDir);
+  const p = pool(api.origin, api.tls, CONCURRENCY);
+  let scheduler: ChildProcess | undefined;
+  const s = await scheduling(p, quick ? 300 : 1_000, quick ? 30 : 100, CONCURRENCY, () => {
+    scheduler = startScheduler(join(root, "apps", "scheduler", "dist", "main.mjs"), dataDir);
+  });
+  console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
+  console.log("| measure | result | target |\n|---|---|---|");
+  console.log(
+    `| scheduler start → ${s.pods.toLocaleString("en")} pending pods bound onto ${s.nodes} Ready nodes | ${fmt(s.seconds)} s, ${fmt(s.boundPerSecond, 0)} pods bound/s; ${s.least}–${s.most} pods per node | — |`,
+  );
+  if (s.errors > 0) console.log(`\n${s.errors} creates failed`);
+  scheduler?.kill("SIGTERM");
+  await p.close();
+  await api.stop();
+  await rm(dataDir, { recursive: true, force: true });
 } else if (process.argv.includes("--crds")) {
   // `npm run bench -- --crds`: only the custom resource figures.
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
