@@ -238,6 +238,23 @@ describe("conversion through the webhook", () => {
     expect((await t.api.get(`${v1}/c`)).body.spec).toEqual({ host: "new.example.com", size: 3 });
   });
 
+  it("deletes in v2: a finalizer holds the object (still stored in v1), removing it in v2 deletes it", async () => {
+    const { group, v1, v2 } = await defineGadgets(urlConfig("/convert"));
+    const body = gadget(group, "v2", "d", "d.example.com") as any;
+    body.metadata.finalizers = ["example.com/hold"];
+    expect((await t.api.post(v2, body)).status).toBe(201);
+    const deleting = await t.api.delete(`${v2}/d`);
+    expect(deleting.status, deleting.text).toBe(200);
+    expect(deleting.body.apiVersion).toBe(`${group}/v2`);
+    expect(deleting.body.metadata.deletionTimestamp).toBeTruthy();
+    const held = await t.api.get(`${v1}/d`);
+    expect(held.body.spec).toEqual({ host: "d.example.com", size: 1 });
+    expect(held.body.metadata.deletionTimestamp).toBe(deleting.body.metadata.deletionTimestamp);
+    const released = await t.api.patch(`${v2}/d`, { metadata: { finalizers: null } }, "application/merge-patch+json");
+    expect(released.status, released.text).toBe(200);
+    expect((await t.api.get(`${v1}/d`)).status).toBe(404);
+  });
+
   it("a list in v2 converts each page in one review; label selectors hold", async () => {
     const { group, v1, v2 } = await defineGadgets(urlConfig("/convert"));
     for (const name of ["l1", "l2", "l3"]) await t.api.post(v1, gadget(group, "v1", name, `${name}.example.com`, { app: "x" }));
