@@ -11,6 +11,7 @@ import {
   builtinKinds,
   ensureBuiltinObjects,
   storageClusterReader,
+  VALIDATING_ADMISSION_POLICIES,
 } from "@orch/registry";
 import { type Logger, createLogger } from "@orch/log";
 import { ApiserverMetrics } from "@orch/metrics";
@@ -51,6 +52,7 @@ import { openStorage } from "./storage-engine.js";
 import { JWKS_PATH } from "./authn/oidc.js";
 import { CustomResourceServing } from "./custom-resources.js";
 import { AdmissionChain } from "./admission/admission-chain.js";
+import { PolicyTypeChecking } from "./controllers/policy-type-checking.js";
 import { AdmissionPolicies } from "./admission/policies.js";
 import { PolicyAdmission } from "./admission/policy-admission.js";
 import { NodeRestriction } from "./admission/node-restriction.js";
@@ -266,6 +268,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   // with SQLite, the only process. The relay too: one publisher keeps the stream free of duplicates
   // without relying on JetStream's duplicate window (which remains the safety net).
   let relay: EventRelay | undefined;
+  const admissionGroup = config.profile.group("admissionregistration");
   const startSingletons = (): { stop(): Promise<void> }[] => {
     const eventTtl = new EventTtl(
       storage,
@@ -315,6 +318,14 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
       ...inEveryNamespace,
       tokenSecrets,
       new EndpointsController(storage, serviceStores, config.profile, systemContext, log.child("endpoints")),
+      new PolicyTypeChecking(
+        storage,
+        `${admissionGroup}/${VALIDATING_ADMISSION_POLICIES}`,
+        storeFor(registry.lookup(admissionGroup, "v1", VALIDATING_ADMISSION_POLICIES)!),
+        registry,
+        systemContext,
+        log.child("validatingadmissionpolicy-status"),
+      ),
       aggregator,
       {
         stop: async () => {

@@ -213,12 +213,54 @@ describe("the kinds: Kubernetes' validation, defaults and columns", () => {
     }
   });
 
+  it("type checking fills status: observedGeneration, and a warning for a field the matched kind does not have", async () => {
+    const remove = await create(VAP, "ValidatingAdmissionPolicy", "typo", {
+      matchConstraints: { resourceRules: [deploymentRule] },
+      validations: [
+        { expression: "object.spec.replicax <= 5", messageExpression: "'replicas: ' + string(object.spec.replicas)" },
+        {
+          expression:
+            "object.metadata.labels.team == 'a' && has(object.spec.paused) && object.spec.template.spec.containers[0].image != ''",
+        },
+      ],
+    });
+    try {
+      const status = await eventually("the policy's type checking", async () => {
+        const r = await t.api.get(`${VAP}/typo`);
+        return r.body.status?.observedGeneration === 1 && r.body.status;
+      });
+      expect(status).toEqual({
+        observedGeneration: 1,
+        typeChecking: {
+          expressionWarnings: [
+            {
+              fieldRef: "spec.validations[0].expression",
+              warning:
+                "apps/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replicax'\n | object.spec.replicax <= 5\n | ...........^\n",
+            },
+          ],
+        },
+      });
+      // Fixed: the next generation has no warning.
+      expect((await t.api.patch(`${VAP}/typo`, { spec: { validations: [{ expression: "object.spec.replicas <= 5" }] } })).status).toBe(200);
+      const fixed = await eventually("the new generation's type checking", async () => {
+        const r = await t.api.get(`${VAP}/typo`);
+        return r.body.status?.observedGeneration === 2 && r.body.status;
+      });
+      expect(fixed).toEqual({ observedGeneration: 2, typeChecking: {} });
+    } finally {
+      await remove();
+    }
+  });
+
   it("keeps status to the status subresource, and moves the generation with the spec only", async () => {
     const remove = await create(VAP, "ValidatingAdmissionPolicy", "status", {
       matchConstraints: { resourceRules: [deploymentRule] },
       validations: [{ expression: "true" }],
     });
     try {
+      // The type-checking controller writes the first generation's status; then it leaves it be.
+      await eventually("the policy's status", async () => (await t.api.get(`${VAP}/status`)).body.status?.observedGeneration === 1);
       const status = {
         observedGeneration: 1,
         typeChecking: { expressionWarnings: [{ fieldRef: "spec.validations[0].expression", warning: "w" }] },

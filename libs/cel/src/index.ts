@@ -62,3 +62,4 @@ export {
   type AuthorizationQuestion,
   type AuthorizerValue,
 } from "./authorizer-library.js";
+export { type FieldTree, undefinedFieldIssues } from "./field-check.js";

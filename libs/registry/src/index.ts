@@ -25,6 +25,8 @@ export {
   type AuthorizationAnswer,
   type AuthorizationAnswers,
   type AuthorizationQuestion,
+  type FieldTree,
+  undefinedFieldIssues,
 } from "@orch/cel";
 export * from "./generic/watch.js";
 export { NamespacePhases } from "./generic/namespace-phases.js";
