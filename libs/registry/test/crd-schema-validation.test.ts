@@ -298,3 +298,30 @@ describe("validation rules: a multi-line rule needs a message", () => {
     ).toEqual([]);
   });
 });
+
+describe("estimated rule cost on update (validation.go suppressExpressionCostForUnchangedSchema)", () => {
+  // A rule under an unbounded list: over the per-rule limit, and over the schema's total.
+  const expensive: Schema = { type: "array", items: { type: "string", "x-kubernetes-validations": [{ rule: "self.contains('a')" }] } };
+  const perRule = `${x}.items.x-kubernetes-validations[0].rule: Forbidden: estimated rule cost exceeds budget by factor of more than 100x`;
+  const total = `${at}: Forbidden: x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema exceeds budget`;
+
+  it("spares a version whose schema is unchanged the per-rule limit, not the total", () => {
+    const stored = crdWith(expensive);
+    const updated = structuredClone(stored);
+    (updated.metadata as { labels?: Record<string, string> }).labels = { touched: "yes" };
+    const errs = validateCrdUpdate(updated, stored, "x-kubernetes").map(fieldErrorText);
+    expect(errs.some((e) => e.startsWith(perRule))).toBe(false);
+    expect(errs.some((e) => e.startsWith(total))).toBe(true);
+  });
+
+  it("applies the per-rule limit again once the schema changes", () => {
+    const stored = crdWith(expensive);
+    const updated = crdWith({ ...expensive, description: "changed" });
+    expect(
+      validateCrdUpdate(updated, stored, "x-kubernetes")
+        .map(fieldErrorText)
+        .some((e) => e.startsWith(perRule)),
+    ).toBe(true);
+    expect(errorsOf(stored).some((e) => e.startsWith(perRule))).toBe(true);
+  });
+});

@@ -43,6 +43,12 @@ function maxElements(s: SchemaNode): Cardinality {
 const nonNegative = (n: number | undefined) => (n === undefined ? undefined : Math.max(0, n));
 const times = (a: Cardinality, b: Cardinality): Cardinality => (a === undefined || b === undefined ? undefined : Math.min(a * b, 2 ** 64));
 
+/** What validateSchemaRules checks of the estimated costs. */
+export interface RuleCostOptions {
+  /** An update leaves this schema unchanged: no per-rule (or per-messageExpression) limit, the total still. */
+  suppressPerExpressionCost?: boolean;
+}
+
 function nodeRuleErrors(
   s: SchemaNode,
   at: FieldPath,
@@ -50,6 +56,7 @@ function nodeRuleErrors(
   resourceRoot: boolean,
   cardinality: Cardinality,
   totalCost: TotalCost,
+  costOptions: RuleCostOptions,
 ): FieldError[] {
   if (s.validations.length === 0) return [];
   const errs: FieldError[] = [];
@@ -60,13 +67,13 @@ function nodeRuleErrors(
     const compiled = rules[i];
     const ruleAt = list.index(i);
     // validation.go: a rule's estimated cost, times how often it can run, against the per-rule limit.
-    const cost = Math.min((compiled?.maxCost ?? 0) * (cardinality ?? maxCardinality), 2 ** 64);
-    if (cost > CRD_RULE_ESTIMATED_COST_LIMIT) {
+    const ruleCost = Math.min((compiled?.maxCost ?? 0) * (cardinality ?? maxCardinality), 2 ** 64);
+    if (!costOptions.suppressPerExpressionCost && ruleCost > CRD_RULE_ESTIMATED_COST_LIMIT) {
       errs.push(
-        fieldError.forbidden(ruleAt.child("rule"), celCostErrorMessage("estimated rule cost", cost, CRD_RULE_ESTIMATED_COST_LIMIT)),
+        fieldError.forbidden(ruleAt.child("rule"), celCostErrorMessage("estimated rule cost", ruleCost, CRD_RULE_ESTIMATED_COST_LIMIT)),
       );
     }
-    totalCost.observe(ruleAt.child("rule"), cost);
+    totalCost.observe(ruleAt.child("rule"), ruleCost);
     if (compiled?.error?.type === "Required") errs.push(fieldError.required(ruleAt.child("rule"), compiled.error.detail));
     else if (compiled?.error) errs.push(fieldError.invalid(ruleAt.child("rule"), rule, compiled.error.detail));
     if (compiled?.messageExpressionError)
@@ -74,7 +81,7 @@ function nodeRuleErrors(
     else if (compiled?.messageExpressionMaxCost !== undefined) {
       // Kubernetes prices a messageExpression once, without the cardinality.
       const messageCost = compiled.messageExpressionMaxCost;
-      if (messageCost > CRD_RULE_ESTIMATED_COST_LIMIT) {
+      if (!costOptions.suppressPerExpressionCost && messageCost > CRD_RULE_ESTIMATED_COST_LIMIT) {
         errs.push(
           fieldError.forbidden(
             ruleAt.child("messageExpression"),
@@ -119,16 +126,19 @@ function walk(
   resourceRoot: boolean,
   cardinality: Cardinality,
   totalCost: TotalCost,
+  costOptions: RuleCostOptions,
 ): FieldError[] {
-  const errs = nodeRuleErrors(s, at, prefix, resourceRoot, cardinality, totalCost);
+  const errs = nodeRuleErrors(s, at, prefix, resourceRoot, cardinality, totalCost, costOptions);
   const child = times(cardinality, maxElements(s));
   for (const [name, prop] of s.properties) {
-    errs.push(...walk(prop, at.child("properties").key(name), prefix, prop.embeddedResource, child, totalCost));
+    errs.push(...walk(prop, at.child("properties").key(name), prefix, prop.embeddedResource, child, totalCost, costOptions));
   }
   const values = additionalSchema(s);
-  if (values) errs.push(...walk(values, at.child("additionalProperties"), prefix, values.embeddedResource, child, totalCost));
-  if (s.items) errs.push(...walk(s.items, at.child("items"), prefix, s.items.embeddedResource, child, totalCost));
-  s.allOf.forEach((sub, i) => errs.push(...walk(sub, at.child("allOf").index(i), prefix, resourceRoot, cardinality, totalCost)));
+  if (values) errs.push(...walk(values, at.child("additionalProperties"), prefix, values.embeddedResource, child, totalCost, costOptions));
+  if (s.items) errs.push(...walk(s.items, at.child("items"), prefix, s.items.embeddedResource, child, totalCost, costOptions));
+  s.allOf.forEach((sub, i) =>
+    errs.push(...walk(sub, at.child("allOf").index(i), prefix, resourceRoot, cardinality, totalCost, costOptions)),
+  );
   return errs;
 }
 
@@ -136,9 +146,14 @@ function walk(
  * The rule errors of a whole CRD version schema; `at` is where the schema sits (…openAPIV3Schema).
  * Besides each rule's own checks, the estimated costs: per rule (times its cardinality) and in total.
  */
-export function validateSchemaRules(schema: JSONSchemaProps, options: SchemaOptions, at: FieldPath): FieldError[] {
+export function validateSchemaRules(
+  schema: JSONSchemaProps,
+  options: SchemaOptions,
+  at: FieldPath,
+  costOptions: RuleCostOptions = {},
+): FieldError[] {
   const totalCost = new TotalCost();
-  const errs = walk(compileNode(schema, options.extensionPrefix), at, options.extensionPrefix, true, 1, totalCost);
+  const errs = walk(compileNode(schema, options.extensionPrefix), at, options.extensionPrefix, true, 1, totalCost, costOptions);
   if (totalCost.total > CRD_ESTIMATED_COST_LIMIT) {
     for (const { at: ruleAt } of totalCost.mostExpensive) {
       errs.push(fieldError.forbidden(ruleAt, "contributed to estimated rule cost total exceeding cost limit for entire OpenAPIv3 schema"));

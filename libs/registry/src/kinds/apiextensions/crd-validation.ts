@@ -88,6 +88,8 @@ interface SchemaRuleOptions {
   requireAtomicSetType: boolean;
   requireMapListKeysMapSetValidation: boolean;
   requirePrunedDefaults: boolean;
+  /** An update's old schemas by version name: an unchanged one is spared the per-rule cost limit. */
+  oldSchemas?: ReadonlyMap<string, unknown>;
 }
 
 const allRequired = (prefix: ExtensionPrefix): SchemaRuleOptions => ({
@@ -468,7 +470,12 @@ function validateVersion(version: Version, at: FieldPath, options: SchemaRuleOpt
         schemaAt,
       );
       errs.push(...defaults);
-      if (defaults.length === 0) errs.push(...validateSchemaRules(schema, { extensionPrefix: prefix }, schemaAt));
+      // validation.go suppressExpressionCostForUnchangedSchema: a version whose schema an update leaves
+      // as it was keeps its rules even if one is estimated over the per-rule limit (not the total).
+      const unchanged = options.oldSchemas?.has(version.name) && jsonEqual(options.oldSchemas.get(version.name), schema);
+      if (defaults.length === 0) {
+        errs.push(...validateSchemaRules(schema, { extensionPrefix: prefix }, schemaAt, { suppressPerExpressionCost: !!unchanged }));
+      }
     }
   }
   errs.push(...validateSubresources(version.subresources, at.child("subresources")));
@@ -673,6 +680,7 @@ function ratchetedOptions(old: Crd, prefix: ExtensionPrefix): SchemaRuleOptions 
       (e) => e.detail.startsWith("cannot be nullable when") || e.detail.startsWith(`this property is in ${prefix}-list-map-keys`),
     ),
     requirePrunedDefaults: !oldSchemas.some((schema) => schemaHasUnprunedDefaults(schema, { extensionPrefix: prefix })),
+    oldSchemas: new Map(old.spec.versions.flatMap((v) => (v.schema?.openAPIV3Schema ? [[v.name, v.schema.openAPIV3Schema] as const] : []))),
   };
 }
 
