@@ -19,6 +19,7 @@ import { MIXED_OBJECTS, type MixedResult, mixedByKind, mixedWorkload, prepareMix
 import { slowClientLatency } from "./slow-clients.js";
 import { tokenLoad } from "./tokens.js";
 import { controlPlaneStarts } from "./control-planes.js";
+import { type PodFigures, podFigures } from "./pods.js";
 import { type CrdFigures, crdFigures, median } from "./crds.js";
 import { watcherFanout } from "./watchers.js";
 
@@ -44,6 +45,9 @@ const N = {
   fanoutEvents: quick ? 100 : 300,
   /** Creates of each kind in the CRD comparison (a built-in kind, a custom resource with 20 rules). */
   crdCreates: quick ? 2_000 : 10_000,
+  /** Simulated nodes and the replicas of the Deployment whose pods are timed to Ready. */
+  podNodes: quick ? 20 : 100,
+  podReplicas: quick ? 200 : 1_000,
   /** Creates of each path in the admission comparison (none, one policy, two webhooks). */
   admissionCreates: quick ? 2_000 : 10_000,
   /** Gets of each path in the conversion comparison (storage version, through the webhook). */
@@ -416,6 +420,7 @@ async function main(): Promise<void> {
   const crd = await crds();
   const adm = await admission();
   const conv = await conversion();
+  const pods = await podFigures(root, N.podNodes, N.podReplicas);
 
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const rows: [string, string, string][] = [
@@ -508,6 +513,7 @@ async function main(): Promise<void> {
     ...crdRows(crd),
     ...admissionRows(adm),
     ...conversionRows(conv),
+    ...podRows(pods),
     [
       "baseline (Hono + better-sqlite3) creates/s",
       `${fmt(base.creates.perSecond, 0)} (p99 ${fmt(base.creates.p99)} ms); orch = ${fmt((100 * creates.perSecond) / base.creates.perSecond, 0)} %`,
@@ -566,6 +572,16 @@ async function mixedKindsOnly(): Promise<void> {
   await rm(dataDir, { recursive: true, force: true });
 }
 
+function podRows(f: PodFigures): [string, string, string][] {
+  return [
+    [
+      `pods created → Ready for a ${f.replicas.toLocaleString("en")}-replica Deployment over ${f.nodes} simulated nodes (scheduler + orchlet)`,
+      `${fmt(f.podsPerSecond, 0)} pods/s (all Ready after ${fmt(f.readyMs / 1000, 1)} s; Available after ${fmt(f.availableMs / 1000, 1)} s)`,
+      "≥ 500 pods/s",
+    ],
+  ];
+}
+
 if (process.argv[2] === "--baseline-server") {
   // The baseline serves with the apiserver's certificate and asks for client certificates too.
   const tls = JSON.parse(process.env.BENCH_TLS ?? "{}") as Tls;
@@ -609,6 +625,13 @@ if (process.argv[2] === "--baseline-server") {
   await p.close();
   await api.stop();
   await rm(dataDir, { recursive: true, force: true });
+} else if (process.argv.includes("--pods")) {
+  // `npm run bench -- --pods`: only the pods figures.
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
+  const f = await podFigures(root, N.podNodes, N.podReplicas);
+  console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
+  console.log("| measure | result | target |\n|---|---|---|");
+  for (const [a, b, t] of podRows(f)) console.log(`| ${a} | ${b} | ${t} |`);
 } else if (process.argv.includes("--crds")) {
   // `npm run bench -- --crds`: only the custom resource figures.
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;

@@ -1,0 +1,89 @@
+// Pods that run: the whole control plane as `npm start` runs it (apiserver, NATS, controllers,
+// scheduler, simulated nodes), a Deployment of many replicas created at once, and the time until every
+// pod is Ready and the Deployment Available. Nothing is marked by hand: the deployment-controller
+// creates the pods, the scheduler binds them, the orchlet starts them.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort } from "@orch/testing";
+import { pool } from "./load.js";
+
+export interface PodFigures {
+  nodes: number;
+  replicas: number;
+  /** From the create request until every pod reports Ready. */
+  readyMs: number;
+  /** From the create request until the Deployment's Available condition holds with every replica. */
+  availableMs: number;
+  podsPerSecond: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export async function podFigures(root: string, nodes: number, replicas: number): Promise<PodFigures> {
+  const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-pods-"));
+  const port = await freePort();
+  const launcher: ChildProcess = spawn(process.execPath, [join(root, "tools", "launcher", "dist", "main.mjs")], {
+    env: { ...process.env, ORCH_DATA_DIR: dataDir, ORCH_PORT: String(port), ORCH_NODES: String(nodes) },
+    stdio: "ignore",
+  });
+  try {
+    const kubeconfig = join(dataDir, "kubeconfig");
+    while (!existsSync(kubeconfig)) await sleep(20);
+    const pki = (f: string) => readFileSync(join(dataDir, "pki", f), "utf8");
+    const p = pool(`https://127.0.0.1:${port}`, { ca: pki("ca.crt"), cert: pki("admin.crt"), key: pki("admin.key") }, 4);
+    const get = async (path: string) => {
+      const r = await p.request({ path, method: "GET" });
+      return (await r.body.json()) as any;
+    };
+    // Every node registered and Ready before the clock starts.
+    for (;;) {
+      const list = await get("/api/v1/nodes");
+      const ready = (list.items ?? []).filter((n: any) =>
+        n.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True"),
+      ).length;
+      if (ready >= nodes) break;
+      await sleep(200);
+    }
+    const deployment = {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "bench" },
+      spec: {
+        replicas,
+        selector: { matchLabels: { app: "bench" } },
+        template: { metadata: { labels: { app: "bench" } }, spec: { containers: [{ name: "c", image: "nginx" }] } },
+      },
+    };
+    const t0 = performance.now();
+    const created = await p.request({
+      path: "/apis/apps/v1/namespaces/default/deployments",
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(deployment),
+    });
+    if (created.statusCode !== 201) throw new Error(`create: ${created.statusCode} ${await created.body.text()}`);
+    await created.body.dump();
+    let readyMs = 0;
+    for (;;) {
+      const d = await get("/apis/apps/v1/namespaces/default/deployments/bench");
+      const status = d.status ?? {};
+      if (!readyMs && status.readyReplicas === replicas) readyMs = performance.now() - t0;
+      const available = status.conditions?.some((c: any) => c.type === "Available" && c.status === "True");
+      if (readyMs && available && status.availableReplicas === replicas) {
+        const availableMs = performance.now() - t0;
+        await p.close();
+        return { nodes, replicas, readyMs, availableMs, podsPerSecond: replicas / (readyMs / 1000) };
+      }
+      if (performance.now() - t0 > 600_000) throw new Error(`not Ready after 10 minutes: ${JSON.stringify(status)}`);
+      await sleep(50);
+    }
+  } finally {
+    const exited = new Promise((r) => launcher.once("exit", r));
+    launcher.kill("SIGTERM");
+    await exited;
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
