@@ -68,6 +68,14 @@ export async function podFigures(root: string, nodes: number, replicas: number):
     await created.body.dump();
     let readyMs = 0;
     for (;;) {
+      if (process.env.BENCH_PODS_TRACE) {
+        const pods = (await get("/api/v1/namespaces/default/pods")).items ?? [];
+        const count = (f: (p: any) => boolean) => pods.filter(f).length;
+        console.log(
+          `${((performance.now() - t0) / 1000).toFixed(1)} s: ${pods.length} pods, ${count((p) => p.spec?.nodeName)} bound, ` +
+            `${count((p) => p.status?.phase === "Running")} running, ${count((p) => p.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True"))} ready`,
+        );
+      }
       const d = await get("/apis/apps/v1/namespaces/default/deployments/bench");
       const status = d.status ?? {};
       if (!readyMs && status.readyReplicas === replicas) readyMs = performance.now() - t0;
