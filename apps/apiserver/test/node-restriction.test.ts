@@ -147,7 +147,7 @@ describe("node agent identities", () => {
     const status = await controller.patch(`${NODES}/node-b/status`, { status: { conditions: [{ type: "Ready", status: "Unknown" }] } });
     expect(status.status, status.text).toBe(200);
     const taint = await controller.patch(`${NODES}/node-b`, {
-      spec: { taints: [{ key: "node.orch.io/unreachable", effect: "NoSchedule" }] },
+      spec: { taints: [{ key: "node.kubernetes.io/unreachable", effect: "NoSchedule" }] },
     });
     expect(taint.status, taint.text).toBe(200);
     expect((await controller.patch(`/api/v1/namespaces/${ns}/pods/on-b/status`, { status: { phase: "Running" } })).status).toBe(200);

@@ -71,7 +71,8 @@ export function nodeLifecycle(options: LifecycleOptions): (key: string) => Promi
   const now = options.now ?? Date.now;
   const health = new Map<string, Health>();
   const title = profile.nodeAgent[0]!.toUpperCase() + profile.nodeAgent.slice(1);
-  const taintKey = (what: string) => `node.${profile.wellKnownDomain}/${what}`;
+  // Kubernetes' keys in both profiles, as the scheduler reads them and workloads' tolerations name them.
+  const taintKey = (what: string) => `node.kubernetes.io/${what}`;
   const unreachable = taintKey("unreachable");
   const notReady = taintKey("not-ready");
 

@@ -237,8 +237,8 @@ describe("orchlet", () => {
       return (node.spec?.taints?.length ?? 0) >= 2 && node;
     });
     expect(tainted.spec?.taints?.map((t) => `${t.key}:${t.effect}`).sort()).toEqual([
-      "node.orch.io/unreachable:NoExecute",
-      "node.orch.io/unreachable:NoSchedule",
+      "node.kubernetes.io/unreachable:NoExecute",
+      "node.kubernetes.io/unreachable:NoSchedule",
     ]);
     // Its pods are no longer Ready (the node lifecycle controller's MarkPodsNotReady).
     await waitPod("the pod not Ready", ns, "survivor", (p) => !isReady(p));
