@@ -180,6 +180,11 @@ describe("orchlet", () => {
     const retried = await waitPod("a restart", ns, "retry", (p) => (p.status?.containerStatuses?.[0]?.restartCount ?? 0) >= 1 && p);
     expect(retried.status?.phase).toBe("Running");
     expect(retried.status?.containerStatuses?.[0]?.lastState?.terminated).toMatchObject({ exitCode: 2, reason: "Error" });
+    // kubectl's STATUS is the container's reason, as Kubernetes' pod printer gives it.
+    const table = await c.kubectl("get", "pods", "-n", ns, "--no-headers");
+    expect(table.stdout).toMatch(/^never\s+0\/1\s+Error\s+0\s/m);
+    expect(table.stdout).toMatch(/^done\s+0\/1\s+Completed\s+0\s/m);
+    expect(table.stdout).toMatch(/^retry\s+\d\/1\s+\S+\s+[1-9]\d* \(\d+s ago\)\s/m);
   });
 
   it("graceful deletion: Killing, the containers stopped within the grace period, then the pod removed by its node", async () => {

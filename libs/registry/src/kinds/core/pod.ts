@@ -8,6 +8,7 @@ import { bindingAction } from "./pod-binding.js";
 import { evictionAction } from "./pod-eviction.js";
 import { podServiceAccountAdmission } from "./pod-service-account-admission.js";
 import { admitPodPriority, keepPriorityOnUpdate } from "./pod-priority.js";
+import { podCells } from "./pod-printer.js";
 import { podWarnings } from "./pod-warnings.js";
 import { podNameWarning } from "./workload-validation.js";
 
@@ -89,20 +90,9 @@ export const pods = (profile: NamingProfile): KindDefinition => {
       "status.nominatedNodeName": (o) => (at(o, "status.nominatedNodeName") as string | undefined) ?? "",
     },
     printerColumns: [
-      column("Ready", "string", (o) => {
-        const statuses = (at(o, "status.containerStatuses") as { ready?: boolean }[] | undefined) ?? [];
-        const total = ((at(o, "spec.containers") as unknown[] | undefined) ?? []).length;
-        return `${statuses.filter((s) => s.ready).length}/${total}`;
-      }),
-      column("Status", "string", (o) => (o.metadata.deletionTimestamp ? "Terminating" : at(o, "status.phase"))),
-      column("Restarts", "string", (o) =>
-        String(
-          ((at(o, "status.containerStatuses") as { restartCount?: number }[] | undefined) ?? []).reduce(
-            (n, s) => n + (s.restartCount ?? 0),
-            0,
-          ),
-        ),
-      ),
+      column("Ready", "string", (o) => podCells(o as PodObject).ready),
+      column("Status", "string", (o) => podCells(o as PodObject).status),
+      column("Restarts", "string", (o) => podCells(o as PodObject).restarts),
       AGE,
       column("IP", "string", (o) => at(o, "status.podIP"), 1),
       column("Node", "string", (o) => at(o, "spec.nodeName"), 1),
