@@ -280,7 +280,9 @@ export function planPod(input: PlanInput): Plan {
         { type: "Normal", reason: "Created", message: `Created container: ${c.name}`, fieldPath: fieldPath(c.name) },
         { type: "Normal", reason: "Started", message: `Started container ${c.name}`, fieldPath: fieldPath(c.name) },
       );
-      return running(pod, c, 0, now, {});
+      // Without a delay the container is ready as it starts: one status write instead of two.
+      const ready = !sim.neverReady && sim.exitCode === undefined && readyDelay(c, timing) <= 0;
+      return { ...running(pod, c, 0, now, {}), ready };
     });
     podConditions(pod, status, now, false);
     return { status, events, after: nextLook(pod, status, memory, sim, timing, now) };
