@@ -3,31 +3,30 @@
 // out within maxSurge/maxUnavailable at every revision a watch sees, history and undo (kubectl restores
 // the old template client-side, by a JSON patch), pause, resume and restart, a rollout whose pods never
 // get ready ends in ProgressDeadlineExceeded, and `kubectl describe` shows the controllers' events.
-// No node agent runs here: the test's kubelet (kubelet.ts) marks pods Ready through /status.
+// Nobody marks anything by hand: the scheduler binds the pods to the orchlet's simulated nodes, which
+// run them and report them Ready.
 import type { Deployment, Pod, ReplicaSet } from "@orch/api";
 import { ApiClient, type KubeObject, type ResourceRef } from "@orch/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ControlPlane, kubectlOk, startControlPlane } from "./control-plane.js";
-import { type Kubelet, NEVER_READY, pods, startKubelet } from "./kubelet.js";
 
 const replicaSets: ResourceRef = { group: "apps", version: "v1", plural: "replicasets", namespaced: true };
 const deployments: ResourceRef = { group: "apps", version: "v1", plural: "deployments", namespaced: true };
+const pods: ResourceRef = { group: "", version: "v1", plural: "pods", namespaced: true };
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.each(["orch", "kubernetes"])("kubectl rollout under the %s profile", (profile) => {
   let cp: ControlPlane;
-  let kubelet: Kubelet;
   let client: ApiClient;
+  /** The orchlet's failure injection: a pod with this annotation (from its template) never gets ready. */
+  const simulate = `${profile === "orch" ? "orch.io" : "kubernetes.io"}/orchlet-simulate`;
   beforeAll(async () => {
-    // The test's kubelet is the only node agent here: the orchlet runs no nodes (ORCH_NODES=0), so the
-    // scheduler binds nothing and no simulated node competes with kubelet.ts for the pods' status.
-    cp = await startControlPlane({ ORCH_PROFILE: profile, ORCH_NODES: "0" });
-    kubelet = await startKubelet(cp.kubeconfig, "default");
+    // npm start's control plane with its three simulated nodes; containers ready 100 ms after they start.
+    cp = await startControlPlane({ ORCH_PROFILE: profile, ORCH_POD_READY_DELAY_MS: "100", ORCH_POD_STOP_DELAY_MS: "100" });
     client = ApiClient.fromKubeconfig(cp.kubeconfig, { userAgent: "rollout-test" });
   });
   afterAll(async () => {
-    await kubelet?.stop();
     client?.close();
     await cp?.stop();
   });
@@ -62,6 +61,12 @@ describe.each(["orch", "kubernetes"])("kubectl rollout under the %s profile", (p
       "10/10/10",
     );
     expect(await jsonpath("deployment web", '{.status.conditions[?(@.type=="Available")].status}')).toBe("True");
+    // Bound by the scheduler to the simulated nodes, which gave each an address and started it.
+    const placed = (await jsonpath("pods -l app=web", "{range .items[*]}{.spec.nodeName} {.status.podIP} {.status.phase}{'\\n'}{end}"))
+      .trim()
+      .split("\n");
+    expect(placed).toHaveLength(10);
+    for (const line of placed) expect(line).toMatch(/^node-[012] 10\.244\.[012]\.\d+ Running$/);
     expect(await jsonpath("deployment web", '{.status.conditions[?(@.type=="Progressing")].reason}')).toBe("NewReplicaSetAvailable");
     expect(await revisions("web")).toEqual(["1"]);
     // The revision under the profile's own name and under kubectl's.
@@ -225,7 +230,7 @@ describe.each(["orch", "kubernetes"])("kubectl rollout under the %s profile", (p
         spec: {
           progressDeadlineSeconds: 3,
           template: {
-            metadata: { annotations: { [NEVER_READY]: "true" } },
+            metadata: { annotations: { [simulate]: "never-ready" } },
             spec: { containers: [{ name: "nginx", image: "nginx:broken" }] },
           },
         },
