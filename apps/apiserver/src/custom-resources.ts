@@ -4,7 +4,7 @@
 // an unserved version or a changed spec takes its kinds out or replaces them. A CRD converting by
 // webhook gets its webhook's converter (conversion/webhook-converter.ts) on each of its kinds.
 import { type CustomResourceDefinition, type NamingProfile, crdConditionTrue } from "@orch/api";
-import { type ClusterReader, type KindDefinition, type KindRegistry, customResourceKinds, storageResource } from "@orch/registry";
+import { type KindDefinition, type KindRegistry, customResourceKinds, storageResource } from "@orch/registry";
 import { type Storage, StorageInformer } from "@orch/storage";
 import type { Logger } from "@orch/log";
 import { type WebhookConverterOptions, webhookConverter } from "./conversion/webhook-converter.js";
@@ -39,11 +39,11 @@ export class CustomResourceServing {
     registry: KindRegistry,
     profile: NamingProfile,
     log: Logger,
-    cluster: ClusterReader,
+    conversion: WebhookConverterOptions,
   ): Promise<CustomResourceServing> {
     const resource = storageResource({ group: profile.group("apiextensions"), plural: "customresourcedefinitions" });
     const informer = new StorageInformer<CustomResourceDefinition>(storage, { resources: [resource], log });
-    const serving = new CustomResourceServing(informer, registry, profile, log, { cluster });
+    const serving = new CustomResourceServing(informer, registry, profile, log, conversion);
     await informer.waitForSync();
     return serving;
   }

@@ -196,7 +196,11 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   await ensureSystemNamespaces(storage, config.profile);
   await ensureBuiltinObjects({ storage, hub }, config.profile);
   // Custom kinds are registered before the components that index every kind's objects start.
-  const customResources = await CustomResourceServing.start(storage, registry, config.profile, log.child("custom-resources"), cluster);
+  const metrics = new ApiserverMetrics({ storage: () => storageMetrics(storage, registry) });
+  const customResources = await CustomResourceServing.start(storage, registry, config.profile, log.child("custom-resources"), {
+    cluster,
+    observe: (o) => metrics.conversionWebhook(o),
+  });
 
   // Admission webhooks and policies: the configurations in force, followed from commits; called by every store.
   const webhookConfigurations = await WebhookConfigurations.start(storage, config.profile, log.child("admission"));
@@ -244,7 +248,6 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     log,
   );
   let ready = false;
-  const metrics = new ApiserverMetrics({ storage: () => storageMetrics(storage, registry) });
   const app = createApp({
     registry,
     metrics,

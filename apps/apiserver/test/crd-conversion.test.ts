@@ -616,3 +616,23 @@ describe("spec.conversion is validated as apiextensions-apiserver validates it (
     ]);
   });
 });
+
+describe("metrics, with Kubernetes' names", () => {
+  it("each conversion through a webhook is counted and timed, per CRD and by outcome", async () => {
+    const { group, v1, v2 } = await defineGadgets(urlConfig("/convert"));
+    await t.api.post(v1, gadget(group, "v1", "m", "m.example.com"));
+    expect((await t.api.get(`${v2}/m`)).status).toBe(200);
+    const text = (await t.api.get("/metrics")).text;
+    expect(text).toContain(
+      `apiserver_crd_conversion_webhook_duration_seconds_count{crd_name="gadgets.${group}",from_version="v1",to_version="v2",succeeded="true"} 1`,
+    );
+    // The failures above: calls that failed, answers that were malformed, objects that were invalid.
+    for (const failure of ["call_failure", "malformed_response_failure", "partial_response_failure", "invalid_converted_object_failure"]) {
+      expect(text).toMatch(
+        new RegExp(`apiserver_conversion_webhook_request_total\\{result="failure",failure_type="conversion_webhook_${failure}"\\} [1-9]`),
+      );
+    }
+    expect(text).toMatch(/apiserver_conversion_webhook_request_total\{result="success",failure_type=""\} [1-9]/);
+    expect(text).toMatch(/apiserver_conversion_webhook_duration_seconds_bucket\{le="0\.005",result="success",failure_type=""\} \d+/);
+  });
+});

@@ -55,6 +55,25 @@ export interface MetricSources {
 const REQUEST_LABELS = ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"] as const;
 const LONG_RUNNING_LABELS = ["verb", "group", "version", "resource", "subresource", "scope", "component"] as const;
 
+/** Why a conversion webhook call failed, as apiextensions-apiserver's ConversionWebhookErrorType names it. */
+export type ConversionWebhookFailure =
+  | "conversion_webhook_call_failure"
+  | "conversion_webhook_malformed_response_failure"
+  | "conversion_webhook_partial_response_failure"
+  | "conversion_webhook_invalid_converted_object_failure"
+  | "conversion_webhook_no_objects_returned_failure";
+
+/** One conversion through a CRD's webhook (pkg/apiserver/conversion/metrics.go). */
+export interface ConversionWebhookObservation {
+  crd: string;
+  fromVersion: string;
+  toVersion: string;
+  seconds: number;
+  succeeded: boolean;
+  /** Why the webhook call failed; a failure before any call (no review version orch speaks) has none. */
+  failure?: ConversionWebhookFailure;
+}
+
 /** The Prometheus text format's content type. */
 export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
 
@@ -90,6 +109,26 @@ export class ApiserverMetrics {
     name: "apiserver_request_aborts_total",
     help: "Number of requests which apiserver aborted possibly due to a timeout, for each group, version, verb, resource, subresource and scope",
     labelNames: ["verb", "group", "version", "resource", "subresource", "scope"],
+    registers: [this.registry],
+  });
+  private readonly crdConversions = new Histogram({
+    name: "apiserver_crd_conversion_webhook_duration_seconds",
+    help: "CRD webhook conversion duration in seconds",
+    labelNames: ["crd_name", "from_version", "to_version", "succeeded"],
+    buckets: Array.from({ length: 15 }, (_, i) => 0.001 * 2 ** i),
+    registers: [this.registry],
+  });
+  private readonly conversionRequests = new Counter({
+    name: "apiserver_conversion_webhook_request_total",
+    help: "Counter for conversion webhook requests with success/failure and failure error type",
+    labelNames: ["result", "failure_type"],
+    registers: [this.registry],
+  });
+  private readonly conversionLatency = new Histogram({
+    name: "apiserver_conversion_webhook_duration_seconds",
+    help: "Conversion webhook request latency",
+    labelNames: ["result", "failure_type"],
+    buckets: [0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 30, 45, 60],
     registers: [this.registry],
   });
   private readonly inFlight: Record<RequestKind, PeakCount> = { readOnly: new PeakCount(), mutating: new PeakCount() };
@@ -195,6 +234,18 @@ export class ApiserverMetrics {
   aborted(labels: RequestLabels): void {
     const { dry_run: _dryRun, ...rest } = labels;
     this.aborts.inc(rest);
+  }
+
+  /** A conversion through a CRD's webhook: the per-CRD histogram and the webhook call's own figures. */
+  conversionWebhook(o: ConversionWebhookObservation): void {
+    this.crdConversions.observe(
+      { crd_name: o.crd, from_version: o.fromVersion, to_version: o.toVersion, succeeded: String(o.succeeded) },
+      o.seconds,
+    );
+    if (!o.succeeded && !o.failure) return;
+    const labels = { result: o.succeeded ? "success" : "failure", failure_type: o.failure ?? "" };
+    this.conversionRequests.inc(labels);
+    this.conversionLatency.observe(labels, o.seconds);
   }
 
   /** The exposition in Prometheus' text format, with storage and relay figures read now. */

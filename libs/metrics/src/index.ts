@@ -1,5 +1,7 @@
 export {
   ApiserverMetrics,
+  type ConversionWebhookFailure,
+  type ConversionWebhookObservation,
   type MetricSources,
   PROMETHEUS_CONTENT_TYPE,
   REQUEST_DURATION_BUCKETS,

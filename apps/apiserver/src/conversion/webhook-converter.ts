@@ -18,6 +18,7 @@ import {
   validateLabels,
 } from "@orch/machinery";
 import { decodeJson } from "@orch/machinery/serializer";
+import type { ConversionWebhookFailure, ConversionWebhookObservation } from "@orch/metrics";
 import type { ClusterReader, VersionConverter } from "@orch/registry";
 import { resolveService } from "../admission/webhook-admission.js";
 import { describeFailure, post, unexpectedAnswer } from "../admission/webhook-call.js";
@@ -33,12 +34,26 @@ export interface WebhookConverterOptions {
   cluster: ClusterReader;
   /** How long one call may take (default 30 s, as Kubernetes). */
   timeoutMs?: number;
+  /** Told of every conversion that called the webhook (the apiserver's metrics). */
+  observe?: (o: ConversionWebhookObservation) => void;
 }
 
 type Webhook = NonNullable<CustomResourceDefinition["spec"]["conversion"]["webhook"]>;
 
-/** A plain error with the conversion's message: Kubernetes answers it as a 500 without a reason. */
-const conversionFailure = (message: string) => new StatusError(failure(500, "", message).status);
+/**
+ * A plain error with the conversion's message: Kubernetes answers it as a 500 without a reason. It
+ * says which kind of failure it was, for the metrics.
+ */
+class ConversionError extends StatusError {
+  constructor(
+    message: string,
+    readonly failure?: ConversionWebhookFailure,
+  ) {
+    super(failure500(message));
+  }
+}
+const failure500 = (message: string) => failure(500, "", message).status;
+const conversionFailure = (message: string, kind?: ConversionWebhookFailure) => new ConversionError(message, kind);
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
@@ -55,7 +70,28 @@ export function webhookConverter(crd: CustomResourceDefinition, options: Webhook
       // Kubernetes names the GroupVersionKind of what it was given (for one object, the object's own).
       const first = sent[0]!;
       const gvk = `${first.apiVersion ?? ""}, Kind=${first.kind ?? ""}`;
-      const converted = await callWebhook(webhook, sent, apiVersion, gvk, timeoutMs, options.cluster, signal);
+      // Kubernetes' converterMetric and its webhook call metrics; a failure before any call is only the former's.
+      const observe = (succeeded: boolean, failure?: ConversionWebhookFailure) =>
+        options.observe?.({
+          crd: crd.metadata.name ?? "",
+          fromVersion:
+            String(first.apiVersion ?? "")
+              .split("/")
+              .at(-1) ?? "",
+          toVersion: apiVersion.split("/").at(-1) ?? "",
+          seconds: (performance.now() - started) / 1000,
+          succeeded,
+          ...(failure ? { failure } : {}),
+        });
+      const started = performance.now();
+      let converted: ObjectHeader[];
+      try {
+        converted = await callWebhook(webhook, sent, apiVersion, gvk, timeoutMs, options.cluster, signal);
+      } catch (e) {
+        observe(false, e instanceof ConversionError ? e.failure : undefined);
+        throw e;
+      }
+      observe(true);
       const out = [...objects];
       indexes.forEach((at, j) => (out[at] = converted[j]!));
       return out;
@@ -102,7 +138,9 @@ async function callWebhook(
   cluster: ClusterReader,
   signal: AbortSignal | undefined,
 ): Promise<ObjectHeader[]> {
-  const failed = (why: string) => conversionFailure(`conversion webhook for ${gvk} failed: ${why}`);
+  // Everything r.Into reports in Kubernetes (the call, its status, its body) is a call failure.
+  const failed = (why: string, kind: ConversionWebhookFailure = "conversion_webhook_call_failure") =>
+    conversionFailure(`conversion webhook for ${gvk} failed: ${why}`, kind);
   const version = (webhook.conversionReviewVersions ?? []).find((v) => (CONVERSION_REVIEW_VERSIONS as readonly string[]).includes(v));
   // createConversionReviewObjects' error, unwrapped as Kubernetes returns it.
   if (!version) throw conversionFailure("no supported conversion review versions");
@@ -137,9 +175,12 @@ async function callWebhook(
     throw failed(`couldn't get version/kind; json parse error: ${(e as Error).message}`);
   }
   const converted = convertedObjects(parsed, version, uid);
-  if (typeof converted === "string") throw failed(converted);
+  if (typeof converted === "string") throw failed(converted, "conversion_webhook_malformed_response_failure");
   if (converted.length !== objects.length) {
-    throw conversionFailure(`conversion webhook for ${gvk} returned ${converted.length} objects, expected ${objects.length}`);
+    throw conversionFailure(
+      `conversion webhook for ${gvk} returned ${converted.length} objects, expected ${objects.length}`,
+      "conversion_webhook_partial_response_failure",
+    );
   }
   const [group, desired] = splitApiVersion(apiVersion);
   // One object reads as Kubernetes' single-object path; several as its list path, by index.
@@ -151,6 +192,7 @@ async function callWebhook(
         single
           ? `conversion webhook for ${gvk} returned invalid object${why.startsWith("invalid groupVersion") || why.startsWith("invalid kind") ? " at index 0" : ""}: ${why}`
           : `conversion webhook for ${gvk} returned invalid converted object at index ${i}: ${why}`,
+        "conversion_webhook_invalid_converted_object_failure",
       );
     if (!isObject(raw)) throw invalid("Object 'Kind' is missing in the converted object");
     const out = raw as ObjectHeader;
@@ -167,6 +209,7 @@ async function callWebhook(
         single
           ? `conversion webhook for ${gvk} returned invalid metadata: ${problem}`
           : `conversion webhook for ${gvk} returned invalid metadata in object at index ${i}: ${problem}`,
+        "conversion_webhook_invalid_converted_object_failure",
       );
     }
     return out;
