@@ -9,12 +9,12 @@ describe("configFromEnv", () => {
     expect(c.bind).toBe("127.0.0.1");
     expect(c.bus).toBeUndefined();
     expect(c.profile.name).toBe("orch");
-    expect(c.events).toEqual({ maxMessages: 1_000_000, maxAgeMs: 86_400_000 });
+    expect(c.events).toEqual({ maxMessages: 1_000_000, maxAgeMs: 86_400_000, replicas: 1 });
   });
 
-  it("bounds the NATS event history from the environment", () => {
-    const c = configFromEnv({ ORCH_EVENTS_MAX_MESSAGES: "5000", ORCH_EVENTS_MAX_AGE_SECONDS: "600" });
-    expect(c.events).toEqual({ maxMessages: 5000, maxAgeMs: 600_000 });
+  it("bounds the NATS event history, and sets its replicas, from the environment", () => {
+    const c = configFromEnv({ ORCH_EVENTS_MAX_MESSAGES: "5000", ORCH_EVENTS_MAX_AGE_SECONDS: "600", ORCH_EVENTS_REPLICAS: "3" });
+    expect(c.events).toEqual({ maxMessages: 5000, maxAgeMs: 600_000, replicas: 3 });
   });
 
   it("refuses values that are not non-negative integers", () => {
