@@ -4,7 +4,7 @@
 // engine's checked AST and prices each node as cel-go prices the node it would have built: macros as
 // the comprehensions cel-go expands them to, operators as their overloads. Costs are uint64 in Go;
 // here doubles that saturate at 2^64, which is exact below 2^53 (all limits are far below).
-import { type RuleType, escapeFieldName } from "./crd-rules.js";
+import { type RuleType, escapeFieldName } from "./rule-types.js";
 import { OPTIONAL_ENTRY_FUNCTION } from "./optional-entries.js";
 
 export interface Estimate {

@@ -1,0 +1,81 @@
+// The CEL types of custom-resource rules and the field-name escaping Kubernetes applies, apart from
+// the environment (crd-rules.ts) so that the cost estimate can read them without importing it.
+import type { ListKind } from "./values.js";
+
+/** The CEL type of a schema node (apiserver/pkg/cel/common.SchemaDeclType). */
+export type RuleType = RuleTypeSize &
+  (
+    | /** `preservesUnknownFields`: fields beyond `fields` are kept for equality (not selectable). */
+    { readonly kind: "object"; readonly fields: readonly RuleField[]; readonly preservesUnknownFields?: boolean }
+    | { readonly kind: "map"; readonly value: RuleType }
+    /** `listKind`: x-kubernetes-list-type set or map (with the escaped key names); atomic when absent. */
+    | { readonly kind: "list"; readonly item: RuleType; readonly listKind?: ListKind }
+    | { readonly kind: "int" | "double" | "string" | "bool" | "bytes" | "timestamp" | "duration" | "dyn" }
+  );
+
+/**
+ * The sizes Kubernetes' cost estimate reads from a DeclType: the most elements (items, properties,
+ * bytes) a value can have, from maxItems/maxProperties/maxLength or what fits in a request; and the
+ * smallest JSON serialization of a value. Absent: 0, as for Kubernetes' scalar types.
+ */
+export interface RuleTypeSize {
+  readonly maxElements?: number;
+  readonly minSerializedSize?: number;
+}
+
+/** A member of an object type, by its JSON name; CEL sees it under its escaped name. */
+export interface RuleField {
+  readonly name: string;
+  readonly type: RuleType;
+}
+
+const reservedSymbols = new Set([
+  "true",
+  "false",
+  "null",
+  "in",
+  "as",
+  "break",
+  "const",
+  "continue",
+  "else",
+  "for",
+  "function",
+  "if",
+  "import",
+  "let",
+  "loop",
+  "package",
+  "namespace",
+  "return",
+  "var",
+  "void",
+  "while",
+]);
+
+/**
+ * The CEL name of a property (apiserver/pkg/cel.Escape): reserved words become `__word__`, and `__`,
+ * `.`, `-`, `/` become `__underscores__`, `__dot__`, `__dash__`, `__slash__`. Undefined when the name
+ * cannot be accessed from CEL (it starts with a digit or has other characters).
+ */
+export function escapeFieldName(name: string): string | undefined {
+  if (name === "" || /^[0-9]/.test(name)) return undefined;
+  if (reservedSymbols.has(name)) return `__${name}__`;
+  let ok = true;
+  const escaped = name.replace(/__|[-./]|[^a-zA-Z0-9_]/g, (s) => {
+    switch (s) {
+      case "__":
+        return "__underscores__";
+      case ".":
+        return "__dot__";
+      case "-":
+        return "__dash__";
+      case "/":
+        return "__slash__";
+      default:
+        ok = false;
+        return "";
+    }
+  });
+  return ok ? escaped : undefined;
+}
