@@ -7,7 +7,14 @@
 import { Environment, Optional } from "@marcbachmann/cel-js";
 import { type AstNode, CostLimitExceeded, type Evaluator, activeMeter, charge, instrument, metered } from "./metering.js";
 import { registerExtensionLibraries } from "./extension-libraries.js";
-import { afterCheck, aggregateLiteralIssue, beforeCheck, dropAbsentOptionalEntries, literalIssues } from "./kubernetes-semantics.js";
+import {
+  afterCheck,
+  aggregateLiteralIssue,
+  beforeCheck,
+  dropAbsentOptionalEntries,
+  literalIssues,
+  objectIndexIssue,
+} from "./kubernetes-semantics.js";
 import { ABSENT_ENTRY, OPTIONAL_ENTRY_FUNCTION, rewriteOptionalEntries } from "./optional-entries.js";
 import { type ListKind, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 import { registerQuantityAndSemver } from "./libraries.js";
@@ -343,6 +350,9 @@ function refersTo(node: unknown, name: string): boolean {
 function runtimeMessage(e: unknown): string {
   const err = e as CelError;
   const text = (err.summary ?? err.message ?? String(e)).trim();
+  // cel-go: "index out of bounds: 100".
+  const outOfBounds = /index out of bounds, index (-?\d+)/.exec(text);
+  if (outOfBounds) return `index out of bounds: ${outOfBounds[1]}`;
   // The engine capitalises its messages ("No such key"), Go does not; acronyms ("IP Address") stay.
   return /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
 }
@@ -406,7 +416,9 @@ function compileExpression(env: Environment, source: string): { parsed: Parsed; 
   const checked = parsed.check();
   if (!checked.valid) return { issue: issue((checked.error ?? new Error("type check failed")) as CelError) };
   // Mixed literals are refused after checking, as cel-go's validator does, so string.format() may mix.
-  const [literal] = [aggregateLiteralIssue(parsed.ast), ...literalIssues(parsed.ast, base)].filter((x) => x !== undefined);
+  const [literal] = [objectIndexIssue(parsed.ast), aggregateLiteralIssue(parsed.ast), ...literalIssues(parsed.ast, base)].filter(
+    (x) => x !== undefined,
+  );
   if (literal) return { issue: issue(literal) };
   afterCheck(parsed.ast, { structuralEquality: true });
   if (rewritten) dropAbsentOptionalEntries(parsed.ast);

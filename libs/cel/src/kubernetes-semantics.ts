@@ -133,6 +133,20 @@ const typeName = (n: Node): string => {
   return (t?.name ?? "dyn").replaceAll("<", "(").replaceAll(">", ")");
 };
 
+/** cel-go has no `[]` on a schema object (`self.a['b']`); the engine allows it. */
+export function objectIndexIssue(root: unknown): LiteralIssue | undefined {
+  let issue: LiteralIssue | undefined;
+  walk(root as Node, (n) => {
+    if (issue || n.op !== "[]") return;
+    const [operand, index] = n.args as [Node, Node];
+    const t = typeName(operand);
+    if (t.startsWith("selfType")) {
+      issue = { message: `found no matching overload for '_[_]' applied to '(${t}, ${typeName(index)})'`, range: { start: n.start } };
+    }
+  });
+  return issue;
+}
+
 /**
  * cel-go's ValidateHomogeneousAggregateLiterals: list elements, map keys and map values of a literal
  * share one type, except inside the arguments of string.format(), which mixes them by design.
