@@ -99,6 +99,13 @@ export class Scheduler {
   private readonly concurrency: number;
   /** Pod uid → the node this scheduler bound it to, until the cache shows the binding. */
   private readonly assumed = new Map<string, string>();
+  /**
+   * Pod uid → the node it preempted for, from the moment the victims are chosen (kube-scheduler's
+   * PodNominator): the room is held even while the cache does not show `nominatedNodeName` yet.
+   */
+  private readonly nominatedNodes = new Map<string, string>();
+  /** Uids of victims this scheduler deleted, terminating even while the cache does not show it yet. */
+  private readonly preempting = new Set<string>();
   /** Requests per cached pod object (the informer replaces the object when the pod changes). */
   private readonly requests = new WeakMap<Pod, Amounts>();
 
@@ -130,12 +137,15 @@ export class Scheduler {
       }
     }
     for (const uid of this.assumed.keys()) if (!seen.has(uid)) this.assumed.delete(uid);
+    for (const uid of this.preempting) if (!seen.has(uid)) this.preempting.delete(uid);
+    const waiting = new Set(pending.map((p) => p.metadata.uid ?? ""));
+    for (const uid of this.nominatedNodes.keys()) if (!waiting.has(uid)) this.nominatedNodes.delete(uid);
     pending.sort(byPriority);
 
     // Room held on a node for pods that preempted there (nominatedNodeName), against pods of lower priority.
     const nominations = new Map<string, Nomination[]>();
     for (const pod of pending) {
-      const node = pod.status?.nominatedNodeName;
+      const node = this.nominatedNode(pod);
       if (node && nodes.has(node)) this.nominate(nominations, node, pod);
     }
 
@@ -152,7 +162,7 @@ export class Scheduler {
           continue;
         }
         // The node a pod preempted for is tried first (kube-scheduler evaluates the nominated node first).
-        const score = info.name === pod.status?.nominatedNodeName ? Number.POSITIVE_INFINITY : leastAllocatedScore(requests, info);
+        const score = info.name === this.nominatedNode(pod) ? Number.POSITIVE_INFINITY : leastAllocatedScore(requests, info);
         if (!best || score > best.score || (score === best.score && info.name < best.info.name)) best = { info, score };
       }
       this.unnominate(nominations, pod);
@@ -166,6 +176,16 @@ export class Scheduler {
     }
     await runAll(writes, this.concurrency);
     if (failures.length > 0) throw failures[0];
+  }
+
+  /** The node the pod preempted for: this scheduler's own record first, else the pod's status. */
+  private nominatedNode(pod: Pod): string | undefined {
+    return this.nominatedNodes.get(pod.metadata.uid ?? "") ?? (pod.status?.nominatedNodeName || undefined);
+  }
+
+  /** Being deleted: as the cache shows it, or as this scheduler knows it did. */
+  private terminating(pod: Pod): boolean {
+    return !!pod.metadata.deletionTimestamp || this.preempting.has(pod.metadata.uid ?? "");
   }
 
   private requestsOf(pod: Pod): Amounts {
@@ -198,7 +218,7 @@ export class Scheduler {
   }
 
   private unnominate(nominations: Map<string, Nomination[]>, pod: Pod): void {
-    const node = pod.status?.nominatedNodeName;
+    const node = this.nominatedNode(pod);
     const list = node ? nominations.get(node) : undefined;
     if (list)
       nominations.set(
@@ -270,11 +290,13 @@ export class Scheduler {
       const outcome = this.preempt(pod, requests, nodes, nominations);
       if ("victims" in outcome) {
         nominated = outcome.node.name;
+        this.nominatedNodes.set(pod.metadata.uid ?? "", nominated);
         this.nominate(nominations, nominated, pod);
         writes.push(...this.evict(pod, outcome.node.name, outcome.victims, pending, nominations));
       } else {
         postFilter = `preemption: ${outcome.message}`;
         nominated = "";
+        this.nominatedNodes.delete(pod.metadata.uid ?? "");
       }
     }
     return this.markUnschedulable(pod, fitErrorMessage(nodes.size, histogram, postFilter), nominated, writes);
@@ -319,10 +341,10 @@ export class Scheduler {
   /** PodEligibleToPreemptOthers. */
   private ineligibleToPreempt(pod: Pod, nodes: Map<string, NodeInfo>): string | undefined {
     if (pod.spec?.preemptionPolicy === "Never") return "not eligible due to preemptionPolicy=Never.";
-    const nominated = pod.status?.nominatedNodeName;
+    const nominated = this.nominatedNode(pod);
     const info = nominated ? nodes.get(nominated) : undefined;
     if (info && !staticReason(pod, info.node)) {
-      const terminating = info.pods.some((p) => p.pod.metadata.deletionTimestamp && priorityOf(p.pod) < priorityOf(pod));
+      const terminating = info.pods.some((p) => this.terminating(p.pod) && priorityOf(p.pod) < priorityOf(pod));
       if (terminating) return "not eligible due to a terminating pod on the nominated node.";
     }
     return undefined;
@@ -398,10 +420,13 @@ export class Scheduler {
     nominations: Map<string, Nomination[]>,
   ): (() => Promise<void>)[] {
     const { client, recorder } = this.options;
+    // Marked now, so the rest of this pass and the next ones see them going before the cache does.
+    const toDelete = new Set(victims.filter((v) => !this.terminating(v)));
+    for (const v of toDelete) this.preempting.add(v.metadata.uid ?? "");
     const writes = victims.map((victim) => async () => {
       const { namespace, name } = victim.metadata;
       try {
-        if (!victim.metadata.deletionTimestamp) {
+        if (toDelete.has(victim)) {
           await writeStatus(client, podsResource, victim, (p) =>
             setCondition(p, {
               type: "DisruptionTarget",
@@ -419,8 +444,9 @@ export class Scheduler {
       recorder.event(asPod(victim), "Normal", "Preempted", `Preempted by pod ${preemptor.metadata.uid} on node ${node}`);
     });
     for (const other of pending) {
-      if (other.status?.nominatedNodeName !== node || priorityOf(other) >= priorityOf(preemptor)) continue;
+      if (this.nominatedNode(other) !== node || priorityOf(other) >= priorityOf(preemptor)) continue;
       this.unnominate(nominations, other);
+      this.nominatedNodes.delete(other.metadata.uid ?? "");
       writes.push(async () => {
         await writeStatus(client, podsResource, other, (p) => {
           delete p.status?.nominatedNodeName;
