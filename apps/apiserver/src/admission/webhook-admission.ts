@@ -193,20 +193,24 @@ export class WebhookAdmission implements AdmissionHook {
       if (!invocation) return;
       invoked.add(index);
       const at = `round_${round}_index_${index}`;
-      const response = await this.call(invocation, `failed-open.${MUTATION_ANNOTATION_PREFIX}${at}`);
-      if (!response) return;
-      const seen = invocation.seen;
-      if (!response.allowed) throw denied(hook.name, response.result);
-      const changed = response.patch !== undefined && this.applyPatch(hook, response.patch, seen, a, object);
-      if (changed) {
-        object = changed;
-        lastChangedBy = index;
+      let mutated = false;
+      try {
+        const response = await this.call(invocation, `failed-open.${MUTATION_ANNOTATION_PREFIX}${at}`);
+        if (!response) return;
+        if (!response.allowed) throw denied(hook.name, response.result);
+        const changed = response.patch !== undefined && this.applyPatch(hook, response.patch, invocation.seen, a, object);
+        if (changed) {
+          object = changed;
+          lastChangedBy = index;
+          mutated = true;
+        }
+      } finally {
+        // mutationAnnotationValue, for every call however it ended (Kubernetes defers it).
+        a.ctx.annotate?.(
+          `${MUTATION_ANNOTATION_PREFIX}${at}`,
+          JSON.stringify({ configuration: hook.configuration, webhook: hook.name, mutated }),
+        );
       }
-      // mutationAnnotationValue: which webhook ran and whether it changed the object.
-      a.ctx.annotate?.(
-        `${MUTATION_ANNOTATION_PREFIX}${at}`,
-        JSON.stringify({ configuration: hook.configuration, webhook: hook.name, mutated: changed !== false }),
-      );
     };
     const hooks = this.configurations.mutating.webhooks;
     for (const [index, hook] of hooks.entries()) await runHook(hook, index, 0);
