@@ -124,13 +124,16 @@ export class PolicyAdmission implements AdmissionHook {
    * everything). The request as the matching rule sees it, or undefined.
    */
   private async matches(match: CompiledMatch, a: AdmissionAttributes): Promise<AdmissionAttributes | undefined> {
-    if (!(await this.matcher.namespaceMatches(match.namespaceSelector, a))) return undefined;
-    if (!this.matcher.objectMatches(match.objectSelector, a)) return undefined;
+    // Rules first: they cost nothing, where the namespace selector may read the namespace. All must match
+    // either way; only which error a request that fails several would see could differ.
     const policy = match.spec.matchPolicy;
     if (this.matcher.matchRules(match.spec.excludeResourceRules ?? [], policy, a, namedRuleMatches)) return undefined;
     const rules = match.spec.resourceRules ?? [];
-    if (rules.length === 0) return a;
-    return this.matcher.matchRules(rules, policy, a, namedRuleMatches);
+    const seen = rules.length === 0 ? a : this.matcher.matchRules(rules, policy, a, namedRuleMatches);
+    if (!seen) return undefined;
+    if (!this.matcher.objectMatches(match.objectSelector, a)) return undefined;
+    if (!(await this.matcher.namespaceMatches(match.namespaceSelector, a))) return undefined;
+    return seen;
   }
 
   async validate(a: AdmissionAttributes): Promise<void> {
