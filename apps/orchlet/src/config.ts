@@ -36,6 +36,8 @@ export interface OrchletConfig {
   certDir: string;
   /** Ask for a serving certificate per node (orchlet-serving signer; an administrator approves it). */
   serving: boolean;
+  /** How often a pending serving certificate request is looked at again. */
+  servingRecheckMs: number;
 }
 
 function number(env: NodeJS.ProcessEnv, name: string, fallback: number, check: (n: number) => boolean, what: string): number {
@@ -98,6 +100,7 @@ export function orchletConfig(env: NodeJS.ProcessEnv = process.env): OrchletConf
     bootstrapKubeconfig: resolve(env.ORCH_ORCHLET_BOOTSTRAP_KUBECONFIG || join(dataDir, "controllers", "orchlet-bootstrap.kubeconfig")),
     certDir: resolve(env.ORCH_ORCHLET_CERT_DIR || join(dataDir, "orchlet", "pki")),
     serving: env.ORCH_ORCHLET_SERVING_CERTIFICATES !== "off",
+    servingRecheckMs: seconds("ORCH_ORCHLET_SERVING_RECHECK_SECONDS", 10),
   };
 }
 

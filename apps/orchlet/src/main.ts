@@ -107,7 +107,7 @@ try {
           waiting.delete(name);
         }
       }
-      if (waiting.size > 0 && !stopping.signal.aborted) setTimeout(() => void ask(), 10_000).unref();
+      if (waiting.size > 0 && !stopping.signal.aborted) setTimeout(() => void ask(), config.servingRecheckMs).unref();
     };
     void ask();
   }

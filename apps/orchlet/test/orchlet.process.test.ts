@@ -4,7 +4,10 @@
 // again it resumes its pods as they were.
 import type { CertificateSigningRequest, Pod } from "@orch/api";
 import { type KubeObject, isNotFound } from "@orch/client";
+import { parseCertificate } from "@orch/pki";
 import { eventually } from "@orch/testing";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { events, freshNamespace, isReady, nodes, pod, pods, useCluster } from "./cluster.js";
 
@@ -79,6 +82,22 @@ describe("orchlet", () => {
       namespace: "orch-node-lease",
     });
     expect(lease.spec?.holderIdentity).toBe("node-0");
+  });
+
+  it("keeps the serving certificate an administrator approved: the node's name and address, from the orchlet-serving signer", async () => {
+    const pending = (await c.admin.list<CertificateSigningRequest>(csrs)).items.find(
+      (r) => r.spec.signerName === "orch.io/orchlet-serving" && r.spec.username === "system:node:node-0",
+    )!;
+    pending.status = { conditions: [{ type: "Approved", status: "True", reason: "AdminApproved", message: "checked the SANs" }] };
+    await c.admin.updateSubresource(csrs, pending, "approval");
+    const file = join(c.apiserver.dataDir, "orchlet", "pki", "node-0-serving.crt");
+    await eventually("the serving certificate kept", () => existsSync(file), { timeoutMs: 15_000 });
+    const cert = parseCertificate(readFileSync(file, "utf8"));
+    expect(cert.subject).toEqual({ commonName: "system:node:node-0", organizations: ["system:nodes"] });
+    expect(cert.dnsNames).toEqual(["node-0"]);
+    expect(cert.ipAddresses).toEqual(["10.89.0.1"]);
+    expect(cert.extKeyUsages).toEqual(["server auth"]);
+    expect(c.orchlet.output()).toContain("node-0: serving certificate issued");
   });
 
   it("runs a pod bound to a node: Running, then Ready, with container statuses, an IP from the node's range and kubelet's events", async () => {
