@@ -12,6 +12,15 @@ describe("configFromEnv", () => {
     expect(c.events).toEqual({ maxMessages: 1_000_000, maxAgeMs: 86_400_000, replicas: 1 });
   });
 
+  it("takes the address clients use through a load balancer (ORCH_EXTERNAL_URL) as an https origin only", () => {
+    expect(configFromEnv({}).externalUrl).toBeUndefined();
+    expect(configFromEnv({ ORCH_EXTERNAL_URL: "https://lb.example:6443/" }).externalUrl).toBe("https://lb.example:6443");
+    expect(configFromEnv({ ORCH_EXTERNAL_URL: "https://10.0.0.5" }).externalUrl).toBe("https://10.0.0.5");
+    for (const bad of ["http://lb:6443", "lb:6443", "https://lb:6443/api", "https://user@lb:6443"]) {
+      expect(() => configFromEnv({ ORCH_EXTERNAL_URL: bad })).toThrow(/ORCH_EXTERNAL_URL must be an https/);
+    }
+  });
+
   it("bounds the NATS event history, and sets its replicas, from the environment", () => {
     const c = configFromEnv({ ORCH_EVENTS_MAX_MESSAGES: "5000", ORCH_EVENTS_MAX_AGE_SECONDS: "600", ORCH_EVENTS_REPLICAS: "3" });
     expect(c.events).toEqual({ maxMessages: 5000, maxAgeMs: 600_000, replicas: 3 });

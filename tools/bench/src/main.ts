@@ -22,6 +22,7 @@ import { controlPlaneStarts } from "./control-planes.js";
 import { type PodFigures, podFigures } from "./pods.js";
 import { type CrdFigures, crdFigures, median } from "./crds.js";
 import { watcherFanout } from "./watchers.js";
+import { type ReplicaFigures, replicaFigures } from "./replicas.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const quick = process.argv.includes("--quick");
@@ -632,6 +633,26 @@ if (process.argv[2] === "--baseline-server") {
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [a, b, t] of podRows(f)) console.log(`| ${a} | ${b} | ${t} |`);
+} else if (process.argv.includes("--replicas")) {
+  // `npm run bench -- --replicas`: SQLite, PostgreSQL, and three PostgreSQL apiservers behind HAProxy.
+  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
+  const r: ReplicaFigures = await replicaFigures({
+    start: (dataDir, env) => startApiserver(dataDir, env),
+    launcher: join(root, "tools", "launcher", "dist", "main.mjs"),
+    freePort,
+    creates: N.crdCreates,
+    gets: N.crdCreates * 2,
+    watchEvents: N.watchEvents,
+    concurrency: CONCURRENCY,
+  });
+  console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
+  console.log(`| configuration | ConfigMap creates/s (${CONCURRENCY} clients) | gets/s |\n|---|---|---|`);
+  for (const run of r.runs) console.log(`| ${run.name} | ${rate(run.creates)} | ${rate(run.gets)} |`);
+  console.log(
+    `\nWatch latency, create sent through one replica until the event arrives: on another replica p50 ${fmt(r.crossReplica.p50)} ms, p99 ${fmt(r.crossReplica.p99)} ms; on the same replica p50 ${fmt(r.sameReplica.p50)} ms, p99 ${fmt(r.sameReplica.p99)} ms`,
+  );
+  const failed = r.runs.reduce((n, run) => n + run.creates.errors + run.gets.errors, 0);
+  if (failed > 0) console.log(`\n${failed} requests failed`);
 } else if (process.argv.includes("--crds")) {
   // `npm run bench -- --crds`: only the custom resource figures.
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
