@@ -22,8 +22,9 @@ describe.each(["orch", "kubernetes"])("kubectl rollout under the %s profile", (p
   /** The orchlet's failure injection: a pod with this annotation (from its template) never gets ready. */
   const simulate = `${profile === "orch" ? "orch.io" : "kubernetes.io"}/orchlet-simulate`;
   beforeAll(async () => {
-    // npm start's control plane with its three simulated nodes; containers ready 100 ms after they start.
-    cp = await startControlPlane({ ORCH_PROFILE: profile, ORCH_POD_READY_DELAY_MS: "100", ORCH_POD_STOP_DELAY_MS: "100" });
+    // npm start's control plane with its three simulated nodes; containers ready 100 ms after they start,
+    // and stopped in the default second, long enough for the Deployment to count them as terminating.
+    cp = await startControlPlane({ ORCH_PROFILE: profile, ORCH_POD_READY_DELAY_MS: "100" });
     client = ApiClient.fromKubeconfig(cp.kubeconfig, { userAgent: "rollout-test" });
   });
   afterAll(async () => {
@@ -38,6 +39,21 @@ describe.each(["orch", "kubernetes"])("kubectl rollout under the %s profile", (p
     expect(await kubectl("rollout", "status", `deployment/${name}`, "--timeout=60s")).toContain(
       `deployment "${name}" successfully rolled out`,
     );
+
+  /**
+   * The images of `app`'s pods once exactly `count` remain: `rollout status` reports success when the new
+   * pods are available, while old ones may still be terminating for their grace period.
+   */
+  async function podsOf(app: string, count: number): Promise<{ names: string[]; images: string[] }> {
+    for (;;) {
+      const names = (await jsonpath(`pods -l app=${app}`, "{.items[*].metadata.name}")).split(" ").filter(Boolean);
+      if (names.length === count) {
+        const images = (await jsonpath(`pods -l app=${app}`, "{.items[*].spec.containers[0].image}")).split(" ");
+        if (images.length === count) return { names, images };
+      }
+      await sleep(100);
+    }
+  }
 
   /** The replica sets of `app`, as `kubectl rollout history` numbers them. */
   async function revisions(app: string): Promise<string[]> {
@@ -100,17 +116,25 @@ describe.each(["orch", "kubernetes"])("kubectl rollout under the %s profile", (p
       seen.podRevisions++;
       if (ready < 8) violations.push(`${ready} ready pods (< 10 - maxUnavailable 2)`);
     });
+    // Old pods take their grace period to go: the Deployment counts them meanwhile.
+    let maxTerminating = 0;
+    const stopDeployments = await follow<Deployment>(client, deployments, (ds) => {
+      for (const d of ds.filter((x) => x.metadata.name === "web"))
+        maxTerminating = Math.max(maxTerminating, d.status?.terminatingReplicas ?? 0);
+    });
     await kubectl("set", "image", "deployment/web", "nginx=nginx:1.28");
     await rolledOut("web");
     await stopRS();
     await stopPods();
+    await stopDeployments();
+    expect(maxTerminating).toBeGreaterThan(0);
+    if (process.env.ORCH_ROLLOUT_FIGURES) console.log(JSON.stringify({ profile, ...seen, maxTerminating }));
     expect(violations).toEqual([]);
     // The watch saw the rollout in steps: the surge was used, and pods were replaced one batch at a time.
     expect(seen.maxAskedFor).toBeGreaterThan(10);
     expect(seen.minReady).toBeGreaterThanOrEqual(8);
     expect(await revisions("web")).toEqual(["1", "2"]);
-    const images = (await jsonpath("pods -l app=web", "{.items[*].spec.containers[0].image}")).split(" ");
-    expect(images).toEqual(Array(10).fill("nginx:1.28"));
+    expect((await podsOf("web", 10)).images).toEqual(Array(10).fill("nginx:1.28"));
   });
 
   it("rollout history lists the revisions with their change causes; --revision shows a template", async () => {
@@ -139,8 +163,7 @@ describe.each(["orch", "kubernetes"])("kubectl rollout under the %s profile", (p
     expect(await jsonpath("deployment web", "{.spec.template.spec.containers[0].image}")).toBe("nginx:1.28");
     // Revision 2's replica set serves again, as revision 4.
     expect(await revisions("web")).toEqual(["1", "3", "4"]);
-    const images = (await jsonpath("pods -l app=web", "{.items[*].spec.containers[0].image}")).split(" ");
-    expect(images).toEqual(Array(10).fill("nginx:1.28"));
+    expect((await podsOf("web", 10)).images).toEqual(Array(10).fill("nginx:1.28"));
 
     expect((await kubectl("rollout", "undo", "deployment/web", "--to-revision=1")).trim()).toBe("deployment.apps/web rolled back");
     await rolledOut("web");
@@ -179,17 +202,17 @@ describe.each(["orch", "kubernetes"])("kubectl rollout under the %s profile", (p
 
     expect((await kubectl("rollout", "resume", "deployment/web")).trim()).toBe("deployment.apps/web resumed");
     await rolledOut("web");
-    expect(await jsonpath("pods -l app=web", "{.items[*].spec.containers[0].image}")).toBe(Array(10).fill("nginx:1.30").join(" "));
+    expect((await podsOf("web", 10)).images).toEqual(Array(10).fill("nginx:1.30"));
     expect(await revisions("web")).toEqual(["3", "4", "5", "6"]);
   });
 
   it("restart replaces every pod with the same template plus restartedAt; revisionHistoryLimit prunes old revisions", async () => {
     await kubectl("patch", "deployment", "web", "-p", '{"spec":{"revisionHistoryLimit":2}}');
-    const before = new Set((await jsonpath("pods -l app=web", "{.items[*].metadata.name}")).split(" "));
+    const before = new Set((await podsOf("web", 10)).names);
     expect((await kubectl("rollout", "restart", "deployment/web")).trim()).toBe("deployment.apps/web restarted");
     await rolledOut("web");
     expect(await jsonpath("deployment web", "{.spec.template.metadata.annotations}")).toContain("kubectl.kubernetes.io/restartedAt");
-    const after = (await jsonpath("pods -l app=web", "{.items[*].metadata.name}")).split(" ");
+    const after = (await podsOf("web", 10)).names;
     expect(after).toHaveLength(10);
     expect(after.filter((p) => before.has(p))).toEqual([]);
     // The newest revision and the 2 before it are kept; older, scaled-down replica sets are deleted.
