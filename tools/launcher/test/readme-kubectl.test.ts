@@ -1,7 +1,7 @@
 // The README's "Using it with kubectl" examples, run as written — each line through bash, in a
 // directory that has the repository's examples, against a control plane started as the README says.
-// Only what a line cannot do unattended is adapted: a watch is stopped after a moment, and `kubectl
-// edit` gets an editor that saves nothing.
+// Only what a line cannot do unattended is adapted: a watch is stopped after a moment, `kubectl
+// edit` gets an editor that saves nothing, and a write that lost a race with a controller is run again.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { mkdtemp, symlink } from "node:fs/promises";
@@ -66,7 +66,11 @@ it("runs every kubectl example of the README's 'Using it with kubectl' as writte
       expect(out, command).toMatch(/^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE\nweb\s/);
       continue;
     }
-    const { code, out } = await run(command);
+    let { code, out } = await run(command);
+    // `kubectl replace` sends the resourceVersion it just read: a controller's status write in between
+    // makes it a Conflict (in Kubernetes too), and a user runs it again.
+    for (let retry = 0; retry < 5 && code !== 0 && out.includes("the object has been modified"); retry++)
+      ({ code, out } = await run(command));
     const context = `${command}\n${out}`;
     if (command.includes("--validate=strict")) {
       // The typo file exists to be refused.
