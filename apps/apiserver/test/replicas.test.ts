@@ -2,7 +2,7 @@
 // directory (CA, keys) and one NATS server: each serves every verb, a watch on one sees the writes made
 // through the other in revision order, each revision once; what must run once (the garbage collector,
 // the event relay) runs in one of them; and when one is killed mid-write, the other has every
-// acknowledged write and its watchers miss nothing.
+// acknowledged write, its watchers miss nothing, and the event stream stays complete.
 import { EVENTS_STREAM, REVISION_HEADER } from "@orch/events";
 import {
   type ApiserverProcess,
@@ -212,6 +212,19 @@ describe.runIf(available)("two apiservers on one PostgreSQL database", () => {
     const seen = await revisionsSeen(watch, stored.size);
     watch.close();
     expect(seen).toEqual([...stored.values()].sort((x, y) => x - y));
+
+    // Whichever replica published before, the stream still holds every revision once, in order: when
+    // B led, A took the leadership lock over when B's session ended and resumed from the shared watermark.
+    const current = Number((await apiA.get(ours(ns))).body.metadata.resourceVersion);
+    const stream = await eventually(
+      "every revision on the stream",
+      async () => {
+        const revisions = await streamRevisions(nats.url);
+        return revisions.length >= current && revisions;
+      },
+      { timeoutMs: 30_000 },
+    );
+    expect(stream).toEqual(Array.from({ length: stream.length }, (_, i) => i + 1));
 
     // B comes back on the same data directory and database and serves what A wrote meanwhile.
     await b.restart();
