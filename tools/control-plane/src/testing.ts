@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { issueCertificate } from "@orch/pki";
 import { parseAllDocuments } from "yaml";
 import { EventRecorder, type RecorderOptions, httpWatchSource, natsSource } from "./events.js";
 
@@ -23,7 +24,7 @@ export interface ControlPlaneOptions {
   profile?: "kubernetes" | "orch";
   /**
    * Which controllers run: `"all"` (default), `"none"`, or names (`csr-approver`, `csr-signer`,
-   * `crd-controller`, `deployment-controller`, `node-lifecycle-controller`, `orchlet`: the simulated
+   * `crd-controller`, `deployment-controller`, `node-lifecycle-controller`, `scheduler`, `orchlet`: the simulated
    * nodes, which need the two certificate controllers). The crd-controller runs whenever `crds` are
    * given: it is what establishes them.
    */
@@ -47,6 +48,14 @@ export interface BusCredentials {
   caFile: string;
   certFile: string;
   keyFile: string;
+}
+
+export interface WebhookCertificate {
+  /** PEM: give them to `https.createServer({ cert, key })`. */
+  cert: string;
+  key: string;
+  /** The CA that signed it, base64 of the PEM, as `clientConfig.caBundle` takes it. */
+  caBundle: string;
 }
 
 export interface ControlPlane {
@@ -74,6 +83,12 @@ export interface ControlPlane {
   recordEvents(options?: RecorderOptions): Promise<EventRecorder>;
   /** Creates `crds` and waits until each is Established. */
   installCrds(crds: (string | Record<string, unknown>)[]): Promise<void>;
+  /**
+   * A serving certificate for a webhook server of your test (admission or conversion), signed by the
+   * cluster's CA for `hosts` (IP addresses or DNS names; default `127.0.0.1` and `localhost`), as
+   * envtest's WebhookInstallOptions makes one. Put `caBundle` in the webhook's `clientConfig`.
+   */
+  webhookCertificate(hosts?: string[]): Promise<WebhookCertificate>;
   /** Stops every process and removes the data directory; nothing is left behind. */
   stop(): Promise<void>;
 }
@@ -164,6 +179,19 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
           await new Promise((r) => setTimeout(r, 20));
         }
       }
+    },
+    async webhookCertificate(hosts = ["127.0.0.1", "localhost"]) {
+      const ca = { certPem: readFileSync(pki("ca.crt"), "utf8"), keyPem: readFileSync(pki("ca.key"), "utf8") };
+      const ip = (h: string) => /^[\d.]+$|:/.test(h);
+      const { certPem, keyPem } = await issueCertificate({
+        ca,
+        subject: { commonName: hosts[0] ?? "webhook" },
+        dnsNames: hosts.filter((h) => !ip(h)),
+        ipAddresses: hosts.filter(ip),
+        usages: ["digital signature", "key encipherment", "server auth"],
+        validitySeconds: 24 * 3600,
+      });
+      return { cert: certPem, key: keyPem!, caBundle: Buffer.from(ca.certPem).toString("base64") };
     },
     async stop() {
       for (const recorder of recorders) await recorder.stop();

@@ -43,7 +43,7 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 it("runs the example project's own tests, with vitest and with node:test, from the packed tarball", async () => {
   const { stdout: colored } = await run("npm", ["test"], { cwd: project, env: { ...process.env, CI: "true" } });
   const stdout = colored.replace(/\x1b\[[0-9;]*m/g, "");
-  expect(stdout).toMatch(/Tests\s+2 passed/);
+  expect(stdout).toMatch(/Tests\s+3 passed/);
   expect(stdout).toMatch(/# pass 1\n# fail 0/);
   expect(packageProcesses()).toEqual([]);
 }, 120_000);
