@@ -108,22 +108,10 @@ export async function nodeClientCredential(node: string, bootstrap: Bootstrap, o
   const kept = await readPair(certDir, base);
   if (fresh(kept)) return kept!;
 
-  // A key and request made before a crash are reused, so the request already made is found again.
-  const pendingKey = join(certDir, `${base}.pending.key`);
-  const pendingCsr = join(certDir, `${base}.pending.csr`);
-  let keyPem: string;
-  let csrPem: string;
-  if (existsSync(pendingKey) && existsSync(pendingCsr)) {
-    keyPem = await readFile(pendingKey, "utf8");
-    csrPem = await readFile(pendingCsr, "utf8");
-  } else {
-    ({ keyPem, csrPem } = await createCertificateRequest({
-      commonName: `${profile.nodes.userPrefix}${node}`,
-      organizations: [profile.nodes.group],
-    }));
-    await writeAtomically(pendingKey, keyPem);
-    await writeAtomically(pendingCsr, csrPem);
-  }
+  const { keyPem, csrPem } = await pendingRequest(certDir, base, {
+    commonName: `${profile.nodes.userPrefix}${node}`,
+    organizations: [profile.nodes.group],
+  });
   const current = kept && isValid(kept) ? kept : undefined;
   log.info(`${node}: asking for a client certificate (${current ? "renewal as the node" : "bootstrap"})`);
   const renewing = current ? new ApiClient(nodeKubeconfig(bootstrap.config, current), { userAgent: "orchlet" }) : undefined;
@@ -141,9 +129,7 @@ export async function nodeClientCredential(node: string, bootstrap: Bootstrap, o
       true,
     );
     if (!certPem) throw new Error(`${node}: stopped while waiting for its client certificate`);
-    await writeAtomically(join(certDir, `${base}.key`), keyPem);
-    await writeAtomically(join(certDir, `${base}.crt`), certPem);
-    await Promise.all([rm(pendingKey, { force: true }), rm(pendingCsr, { force: true })]);
+    await keepIssued(certDir, base, keyPem, certPem);
     return { certPem, keyPem };
   } finally {
     renewing?.close();
@@ -167,23 +153,12 @@ export async function nodeServingCredential(node: string, address: string, clien
   const { profile, certDir } = options;
   const base = `${node}-serving`;
   if (fresh(await readPair(certDir, base))) return true;
-  const pendingKey = join(certDir, `${base}.pending.key`);
-  const pendingCsr = join(certDir, `${base}.pending.csr`);
-  let keyPem: string;
-  let csrPem: string;
-  if (existsSync(pendingKey) && existsSync(pendingCsr)) {
-    keyPem = await readFile(pendingKey, "utf8");
-    csrPem = await readFile(pendingCsr, "utf8");
-  } else {
-    ({ keyPem, csrPem } = await createCertificateRequest({
-      commonName: `${profile.nodes.userPrefix}${node}`,
-      organizations: [profile.nodes.group],
-      dnsNames: [node],
-      ipAddresses: [address],
-    }));
-    await writeAtomically(pendingKey, keyPem);
-    await writeAtomically(pendingCsr, csrPem);
-  }
+  const { keyPem, csrPem } = await pendingRequest(certDir, base, {
+    commonName: `${profile.nodes.userPrefix}${node}`,
+    organizations: [profile.nodes.group],
+    dnsNames: [node],
+    ipAddresses: [address],
+  });
   const certPem = await requestCertificate(
     client,
     profile,
@@ -197,9 +172,7 @@ export async function nodeServingCredential(node: string, address: string, clien
     false,
   );
   if (!certPem) return false;
-  await writeAtomically(join(certDir, `${base}.key`), keyPem);
-  await writeAtomically(join(certDir, `${base}.crt`), certPem);
-  await Promise.all([rm(pendingKey, { force: true }), rm(pendingCsr, { force: true })]);
+  await keepIssued(certDir, base, keyPem, certPem);
   return true;
 }
 
@@ -211,3 +184,30 @@ export const nodeKubeconfig = (bootstrap: Kubeconfig, credential: NodeCredential
   cert: credential.certPem,
   key: credential.keyPem,
 });
+
+/**
+ * The key and certificate request for `base`: made and kept on disk before they are sent, so that a
+ * request made before a crash is found again (and its CSR reused) instead of asked for twice.
+ */
+async function pendingRequest(
+  certDir: string,
+  base: string,
+  subject: Parameters<typeof createCertificateRequest>[0],
+): Promise<{ keyPem: string; csrPem: string }> {
+  const pendingKey = join(certDir, `${base}.pending.key`);
+  const pendingCsr = join(certDir, `${base}.pending.csr`);
+  if (existsSync(pendingKey) && existsSync(pendingCsr)) {
+    return { keyPem: await readFile(pendingKey, "utf8"), csrPem: await readFile(pendingCsr, "utf8") };
+  }
+  const { keyPem, csrPem } = await createCertificateRequest(subject);
+  await writeAtomically(pendingKey, keyPem);
+  await writeAtomically(pendingCsr, csrPem);
+  return { keyPem, csrPem };
+}
+
+/** The issued pair replaces the pending request. */
+async function keepIssued(certDir: string, base: string, keyPem: string, certPem: string): Promise<void> {
+  await writeAtomically(join(certDir, `${base}.key`), keyPem);
+  await writeAtomically(join(certDir, `${base}.crt`), certPem);
+  await Promise.all([rm(join(certDir, `${base}.pending.key`), { force: true }), rm(join(certDir, `${base}.pending.csr`), { force: true })]);
+}

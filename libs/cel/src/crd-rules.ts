@@ -46,7 +46,7 @@ export function celCostErrorMessage(costName: string, cost: number, limit: numbe
   return `${costName} exceeds budget by factor of ${f} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
 }
 
-export { type RuleField, type RuleType, type RuleTypeSize, escapeFieldName } from "./rule-types.js";
+export { CEL_RESERVED_WORDS, type RuleField, type RuleType, type RuleTypeSize, escapeFieldName, isCelIdentifier } from "./rule-types.js";
 import { type RuleType, escapeFieldName } from "./rule-types.js";
 
 // ---------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ export {
   compileCelExpression,
   compileCrdRules,
   escapeFieldName,
+  isCelIdentifier,
   type CelProgram,
   type CompiledCrdRule,
   type CrdRule,

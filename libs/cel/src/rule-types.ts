@@ -29,7 +29,8 @@ export interface RuleField {
   readonly type: RuleType;
 }
 
-const reservedSymbols = new Set([
+/** CEL's reserved words: not identifiers (Kubernetes escapes them as field names, refuses them as variable names). */
+export const CEL_RESERVED_WORDS: ReadonlySet<string> = new Set([
   "true",
   "false",
   "null",
@@ -60,7 +61,7 @@ const reservedSymbols = new Set([
  */
 export function escapeFieldName(name: string): string | undefined {
   if (name === "" || /^[0-9]/.test(name)) return undefined;
-  if (reservedSymbols.has(name)) return `__${name}__`;
+  if (CEL_RESERVED_WORDS.has(name)) return `__${name}__`;
   let ok = true;
   const escaped = name.replace(/__|[-./]|[^a-zA-Z0-9_]/g, (s) => {
     switch (s) {
@@ -79,3 +80,6 @@ export function escapeFieldName(name: string): string | undefined {
   });
   return ok ? escaped : undefined;
 }
+
+/** Kubernetes' isCELIdentifier: a CEL identifier that is not a reserved word. */
+export const isCelIdentifier = (name: string): boolean => /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED_WORDS.has(name);

@@ -10,7 +10,7 @@ import type {
   ValidatingAdmissionPolicy,
   ValidatingAdmissionPolicyBinding,
 } from "@orch/api";
-import { type ExpressionReturn, compileAdmissionExpression } from "@orch/cel";
+import { type ExpressionReturn, compileAdmissionExpression, isCelIdentifier } from "@orch/cel";
 import {
   type FieldError,
   FieldPath,
@@ -31,33 +31,6 @@ const REASONS = ["Forbidden", "Invalid", "RequestEntityTooLarge", "Unauthorized"
 /** validValidationActions, sorted. */
 const VALIDATION_ACTIONS = ["Audit", "Deny", "Warn"] as const;
 const PARAMETER_NOT_FOUND_ACTIONS = ["Deny", "Allow"] as const;
-
-const CEL_RESERVED = new Set([
-  "true",
-  "false",
-  "null",
-  "in",
-  "as",
-  "break",
-  "const",
-  "continue",
-  "else",
-  "for",
-  "function",
-  "if",
-  "import",
-  "let",
-  "loop",
-  "package",
-  "namespace",
-  "return",
-  "var",
-  "void",
-  "while",
-]);
-
-/** isCELIdentifier. */
-const isCELIdentifier = (name: string) => /^[_a-zA-Z][_a-zA-Z0-9]*$/.test(name) && !CEL_RESERVED.has(name);
 
 const oneOf = (allowed: readonly string[], value: string) => allowed.includes(value);
 
@@ -172,7 +145,7 @@ function validatePolicySpec(name: string, spec: PolicySpec, ignoreMatchCondition
     const vat = at.child("variables").index(i);
     const vname = variable.name ?? "";
     if (vname.trim() === "") errs.push(fieldError.required(vat.child("name"), "name is not specified"));
-    else if (!isCELIdentifier(vname)) errs.push(fieldError.invalid(vat.child("name"), vname, "name is not a valid CEL identifier"));
+    else if (!isCelIdentifier(vname)) errs.push(fieldError.invalid(vat.child("name"), vname, "name is not a valid CEL identifier"));
     const expression = variable.expression ?? "";
     if (expression.trim() === "") errs.push(fieldError.required(vat.child("expression"), "expression is not specified"));
     else errs.push(...compileErrors(expression, "any", params, vat.child("expression")));
