@@ -1,12 +1,13 @@
 // deployment-controller: Deployments → ReplicaSets → Pods, and ReplicationControllers → Pods, in one
 // process sharing one cache per resource.
+import { podsResource } from "@orch/client";
 import type { Deployment, Pod, ReplicaSet, ReplicationController } from "@orch/api";
 import { runControllerApp } from "@orch/controller";
 import { runDeploymentController } from "./deployment/controller.js";
 import { CONTROLLER_UID_INDEX, NAMESPACE_INDEX, controllerUidIndex, namespaceIndex } from "./indexes.js";
 import { replicaSetKind, replicationControllerKind } from "./replicas/kinds.js";
 import { runReplicaController } from "./replicas/replica-controller.js";
-import { deploymentsResource, podsResource, replicaSetsResource, replicationControllersResource, wellKnownNames } from "./resources.js";
+import { deploymentsResource, replicaSetsResource, replicationControllersResource, wellKnownNames } from "./resources.js";
 
 await runControllerApp({
   name: "deployment-controller",

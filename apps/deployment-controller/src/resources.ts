@@ -5,7 +5,6 @@ import type { ResourceRef } from "@orch/client";
 
 export const deploymentsResource: ResourceRef = { group: "apps", version: "v1", plural: "deployments", namespaced: true };
 export const replicaSetsResource: ResourceRef = { group: "apps", version: "v1", plural: "replicasets", namespaced: true };
-export const podsResource: ResourceRef = { group: "", version: "v1", plural: "pods", namespaced: true };
 export const replicationControllersResource: ResourceRef = { group: "", version: "v1", plural: "replicationcontrollers", namespaced: true };
 
 /** apps.DefaultDeploymentUniqueLabelKey: not product-named, the same in both profiles. */

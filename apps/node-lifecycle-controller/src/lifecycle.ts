@@ -6,18 +6,9 @@
 // As in Kubernetes, what counts is when this controller last saw the heartbeat change (its own clock),
 // not the timestamps the agent wrote, so clock skew between machines does not matter.
 import type { NamingProfile, Pod } from "@orch/api";
-import { type ApiClient, type Informer, type KubeObject, type ResourceRef, isConflict, isNotFound } from "@orch/client";
+import { type ApiClient, type Informer, type KubeObject, isConflict, isNotFound, nodesResource, podsResource } from "@orch/client";
 import { type EventRecorder, type Result, writeStatus } from "@orch/controller";
 import { rfc3339 } from "@orch/machinery";
-
-export const nodesResource: ResourceRef = { group: "", version: "v1", plural: "nodes", namespaced: false };
-export const podsResource: ResourceRef = { group: "", version: "v1", plural: "pods", namespaced: true };
-export const leasesResource = (profile: NamingProfile): ResourceRef => ({
-  group: profile.group("coordination"),
-  version: "v1",
-  plural: "leases",
-  namespaced: true,
-});
 
 interface Condition {
   type: string;

@@ -1,7 +1,8 @@
 // node-lifecycle-controller: marks Nodes whose agent stopped heartbeating Unknown (Kubernetes' node
 // lifecycle controller in kube-controller-manager), with leader election, as the launcher starts it.
-import { runControllerApp } from "@orch/controller";
-import { type LeaseObject, type NodeObject, leasesResource, nodeLifecycle, nodesResource } from "./lifecycle.js";
+import { nodesResource } from "@orch/client";
+import { runControllerApp, leaseResource } from "@orch/controller";
+import { type LeaseObject, type NodeObject, nodeLifecycle } from "./lifecycle.js";
 import { lifecycleConfig } from "./config.js";
 
 await runControllerApp({
@@ -10,7 +11,7 @@ await runControllerApp({
     const config = lifecycleConfig(process.env);
     app.log.info(`node monitor grace period ${config.gracePeriodMs} ms, period ${config.monitorPeriodMs} ms`);
     const nodes = app.informer<NodeObject>(nodesResource);
-    const leases = app.informer<LeaseObject>(leasesResource(app.profile), { namespace: app.profile.nodeLeaseNamespace });
+    const leases = app.informer<LeaseObject>(leaseResource(app.profile.apiDomain), { namespace: app.profile.nodeLeaseNamespace });
     app.runController({
       name: "node-lifecycle",
       // A Lease is named as its node.

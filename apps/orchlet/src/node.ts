@@ -1,20 +1,11 @@
 // A simulated node as the API sees it: the Node object kubelet registers (labels, podCIDR, capacity,
 // addresses, nodeInfo), the conditions it reports, and its Lease in the node-lease namespace.
 import type { NamingProfile } from "@orch/api";
-import type { KubeObject, ResourceRef } from "@orch/client";
+import type { KubeObject } from "@orch/client";
 import { rfc3339, rfc3339Micro } from "@orch/machinery";
 import { createHash } from "node:crypto";
 import { release } from "node:os";
 import type { OrchletConfig } from "./config.js";
-
-export const nodesResource: ResourceRef = { group: "", version: "v1", plural: "nodes", namespaced: false };
-export const podsResource: ResourceRef = { group: "", version: "v1", plural: "pods", namespaced: true };
-export const leasesResource = (profile: NamingProfile): ResourceRef => ({
-  group: profile.group("coordination"),
-  version: "v1",
-  plural: "leases",
-  namespaced: true,
-});
 
 /** The node agent's word in reasons and messages: `kubelet` under Kubernetes' profile, `orchlet` under orch's. */
 export function agentWords(profile: NamingProfile): { lower: string; title: string } {

@@ -2,8 +2,17 @@
 // status and runs the pods bound to it, each through its own client (its own certificate), as one
 // kubelet per node would. The pods of all the nodes come from one informer and one work queue.
 import type { NamingProfile, Pod } from "@orch/api";
-import { type ApiClient, Informer, type KubeObject, isAlreadyExists, isConflict, isNotFound } from "@orch/client";
-import { type Controller, EventBroadcaster, type EventRecorder, runController, writeStatus } from "@orch/controller";
+import {
+  type ApiClient,
+  Informer,
+  type KubeObject,
+  isAlreadyExists,
+  isConflict,
+  isNotFound,
+  nodesResource,
+  podsResource,
+} from "@orch/client";
+import { type Controller, EventBroadcaster, type EventRecorder, runController, writeStatus, leaseResource } from "@orch/controller";
 import type { Logger } from "@orch/log";
 import { jsonEqual } from "@orch/machinery";
 import { PodAddresses, nodeAddress, nodePodCidr } from "./addresses.js";
@@ -15,11 +24,8 @@ import {
   agentWords,
   conditionsCurrent,
   initialNode,
-  leasesResource,
   nodeLease,
   nodeStatus,
-  nodesResource,
-  podsResource,
 } from "./node.js";
 import { type PodMemory, planPod } from "./pod-status.js";
 import { parseSimulation, simulateAnnotation } from "./simulate.js";
@@ -197,7 +203,7 @@ export class Orchlet {
   /** The node lease heartbeat: renew, creating the Lease when missing. */
   private async renewLease(agent: NodeAgent): Promise<void> {
     const { config, profile, log } = this.options;
-    const ref = leasesResource(profile);
+    const ref = leaseResource(profile.apiDomain);
     try {
       if (!agent.object?.metadata?.uid) return;
       const fresh = nodeLease(profile, agent.object, config.leaseDurationSeconds);

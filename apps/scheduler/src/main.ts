@@ -1,8 +1,9 @@
 // scheduler: binds pending pods to nodes, highest priority first, preempting lower-priority pods when
 // that makes room (Kubernetes' kube-scheduler, default profile, for what orch's nodes offer).
+import { nodesResource, podsResource } from "@orch/client";
 import type { Node, Pod } from "@orch/api";
 import { runControllerApp } from "@orch/controller";
-import { DEFAULT_SCHEDULER_NAME, Scheduler, nodesResource, podsResource } from "./scheduler.js";
+import { DEFAULT_SCHEDULER_NAME, Scheduler } from "./scheduler.js";
 
 /** The one key every change enqueues: a pass looks at all pending pods at once, in priority order. */
 const PASS = "pending-pods";

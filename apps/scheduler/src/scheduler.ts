@@ -5,14 +5,12 @@
 // Unschedulable with Kubernetes' message. Pods it has bound but the cache does not show yet are
 // "assumed" (the scheduler cache's assume): counted on their node and not scheduled again.
 import type { Node, Pod } from "@orch/api";
-import { type ApiClient, type KubeObject, type ResourceRef, isConflict, isNotFound } from "@orch/client";
+import { type ApiClient, type KubeObject, isConflict, isNotFound, podsResource } from "@orch/client";
 import { type EventRecorder, type Logger, writeStatus } from "@orch/controller";
 import { jsonEqual, rfc3339 } from "@orch/machinery";
 import { type NodeState, fitErrorMessage, leastAllocatedScore, resourceReasons, staticReason } from "./filters.js";
 import { type Amounts, NodeUsage, nodeAllocatable, podRequests } from "./resources.js";
 
-export const podsResource: ResourceRef = { group: "", version: "v1", plural: "pods", namespaced: true };
-export const nodesResource: ResourceRef = { group: "", version: "v1", plural: "nodes", namespaced: false };
 export const DEFAULT_SCHEDULER_NAME = "default-scheduler";
 
 const NO_VICTIMS = "No preemption victims found for incoming pod";

@@ -16,7 +16,7 @@ import {
   objectIndexIssue,
 } from "./kubernetes-semantics.js";
 import { ABSENT_ENTRY, OPTIONAL_ENTRY_FUNCTION, rewriteOptionalEntries } from "./optional-entries.js";
-import { type ListKind, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
+import { RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 import { registerQuantityAndSemver } from "./libraries.js";
 import { estimateCost } from "./cost-estimate.js";
 import { compileRegexp } from "./re2.js";

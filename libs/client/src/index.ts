@@ -69,6 +69,7 @@ export {
   isNotFound,
 } from "./errors.js";
 export { type Kubeconfig, loadKubeconfig, parseKubeconfig } from "./kubeconfig.js";
+export { nodesResource, podsResource } from "./resources.js";
 export {
   ApiClient,
   type ClientOptions,

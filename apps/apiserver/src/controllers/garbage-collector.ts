@@ -53,7 +53,7 @@ export class GarbageCollector {
     private readonly registry: KindRegistry,
     private readonly storeFor: (kind: KindDefinition) => ResourceStore,
     private readonly ctx: () => RequestContext,
-    private readonly log: Logger,
+    log: Logger,
   ) {
     // Every kind's objects: those served at start are listed; custom kinds served later are followed
     // from their first commit.

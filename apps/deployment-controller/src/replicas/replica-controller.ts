@@ -3,14 +3,13 @@
 // pkg/controller/replicaset/replica_set.go (the ReplicationController manager there is the same code
 // behind conversion adapters, too).
 import type { Pod, PodTemplateSpec } from "@orch/api";
-import { ApiError, type ApiClient, type Informer, type ResourceRef, isNotFound, keyOf, splitKey } from "@orch/client";
+import { ApiError, type ApiClient, type Informer, type ResourceRef, isNotFound, keyOf, splitKey, podsResource } from "@orch/client";
 import { type ControllerAppContext, type EventRecorder, type Logger, writeStatus } from "@orch/controller";
 import { type LabelSelector, labelSelectorMatches, rfc3339 } from "@orch/machinery";
 import { PodExpectations } from "../expectations.js";
 import { CONTROLLER_UID_INDEX, NAMESPACE_INDEX } from "../indexes.js";
 import { type Owned, type OwnerRef, claim, controllerRefOf, newControllerRef } from "../ownership.js";
 import { isPodActive, isPodAvailable, isPodReady, podsToDelete, untilNextAvailable } from "../pods.js";
-import { podsResource } from "../resources.js";
 
 export interface ReplicaStatus {
   replicas?: number;
