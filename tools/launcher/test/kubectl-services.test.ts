@@ -43,10 +43,11 @@ describe("kubectl with Services", () => {
     });
     const clusterIP: string = service.spec.clusterIP;
     expect(clusterIP).toMatch(/^10\.(9[6-9]|10\d|11[01])\.\d+\.\d+$/);
-    // The endpoints controller writes both for the new Service (no pod has an IP: nothing runs pods).
-    const out = await eventually("the Endpoints and the EndpointSlice of web", async () => {
+    // The endpoints controller writes both for the new Service, with the pod's address once the
+    // scheduler has bound it and the orchlet runs it and reports it Ready.
+    const out = await eventually("the Endpoints and the EndpointSlice of web with the ready pod", async () => {
       const r = await cp.kubectl("-n", "svc", "get", "svc,endpoints,endpointslices");
-      return r.code === 0 && /endpointslice/.test(r.stdout) && /endpoints\/web/.test(r.stdout) ? r.stdout : undefined;
+      return r.code === 0 && /endpoints\/web\s+10\.244\./.test(r.stdout) && /IPv4\s+80\s+10\.244\./.test(r.stdout) ? r.stdout : undefined;
     });
     const blocks = out
       .trim()
@@ -57,9 +58,12 @@ describe("kubectl with Services", () => {
     expect(svc[0]).toMatch(/^NAME\s+TYPE\s+CLUSTER-IP\s+EXTERNAL-IP\s+PORT\(S\)\s+AGE$/);
     expect(svc[1]).toMatch(new RegExp(`^service/web\\s+ClusterIP\\s+${clusterIP.replace(/\./g, "\\.")}\\s+<none>\\s+80/TCP\\s+\\d+s$`));
     expect(ep[0]).toMatch(/^NAME\s+ENDPOINTS\s+AGE$/);
-    expect(ep[1]).toMatch(/^endpoints\/web\s+<none>\s+\d+s$/);
+    const podIP = (await ok("-n", "svc", "get", "pods", "-l", "app=web", "-o", "jsonpath={.items[0].status.podIP}")).trim();
+    expect(ep[1]).toMatch(new RegExp(`^endpoints/web\\s+${podIP.replace(/\./g, "\\.")}:80\\s+\\d+s$`));
     expect(slice[0]).toMatch(/^NAME\s+ADDRESSTYPE\s+PORTS\s+ENDPOINTS\s+AGE$/);
-    expect(slice[1]).toMatch(/^endpointslice\.discovery\.orch\.io\/web-[a-z0-9]{5}\s+IPv4\s+<unset>\s+<unset>\s+\d+s$/);
+    expect(slice[1]).toMatch(
+      new RegExp(`^endpointslice\\.discovery\\.orch\\.io/web-[a-z0-9]{5}\\s+IPv4\\s+80\\s+${podIP.replace(/\./g, "\\.")}\\s+\\d+s$`),
+    );
   });
 });
 
