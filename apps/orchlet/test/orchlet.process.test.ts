@@ -85,9 +85,12 @@ describe("orchlet", () => {
   });
 
   it("keeps the serving certificate an administrator approved: the node's name and address, from the orchlet-serving signer", async () => {
-    const pending = (await c.admin.list<CertificateSigningRequest>(csrs)).items.find(
-      (r) => r.spec.signerName === "orch.io/orchlet-serving" && r.spec.username === "system:node:node-0",
-    )!;
+    // The node asks for it once its client certificate works, which may be just after it registered.
+    const pending = await eventually("node-0's serving CSR", async () =>
+      (await c.admin.list<CertificateSigningRequest>(csrs)).items.find(
+        (r) => r.spec.signerName === "orch.io/orchlet-serving" && r.spec.username === "system:node:node-0",
+      ),
+    );
     pending.status = { conditions: [{ type: "Approved", status: "True", reason: "AdminApproved", message: "checked the SANs" }] };
     await c.admin.updateSubresource(csrs, pending, "approval");
     const file = join(c.apiserver.dataDir, "orchlet", "pki", "node-0-serving.crt");
