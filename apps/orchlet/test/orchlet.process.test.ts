@@ -75,7 +75,9 @@ describe("orchlet", () => {
     expect(serving.every((r) => !r.status?.conditions?.length)).toBe(true);
 
     // It verifies the apiserver with the node client signer's published trust bundle, not only the bootstrap CA.
-    expect(c.orchlet.output()).toContain("verifying the apiserver with the bootstrap CA and the published trust bundle");
+    await eventually("the orchlet saying how it verifies the apiserver", () =>
+      c.orchlet.output().includes("verifying the apiserver with the bootstrap CA and the published trust bundle"),
+    );
 
     // The heartbeat: a Lease per node in orch-node-lease, held by the node.
     const lease = await c.admin.get<KubeObject & { spec?: { holderIdentity?: string } }>(leases, "node-0", {
@@ -100,7 +102,8 @@ describe("orchlet", () => {
     expect(cert.dnsNames).toEqual(["node-0"]);
     expect(cert.ipAddresses).toEqual(["10.89.0.1"]);
     expect(cert.extKeyUsages).toEqual(["server auth"]);
-    expect(c.orchlet.output()).toContain("node-0: serving certificate issued");
+    // The log line follows the file.
+    await eventually("the orchlet saying so", () => c.orchlet.output().includes("node-0: serving certificate issued"));
   });
 
   it("runs a pod bound to a node: Running, then Ready, with container statuses, an IP from the node's range and kubelet's events", async () => {
