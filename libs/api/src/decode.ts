@@ -16,6 +16,17 @@ export interface SchemaNode {
   pipe?: readonly { kind: string; type: string; metadata?: unknown }[];
 }
 
+/** valibot's wrappers (optional, nullable, …): the schema they wrap is what a walker reads. */
+export const SCHEMA_WRAPPERS: ReadonlySet<string> = new Set([
+  "optional",
+  "nullable",
+  "nullish",
+  "exact_optional",
+  "undefinedable",
+  "non_optional",
+  "non_nullable",
+]);
+
 const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
@@ -29,15 +40,8 @@ export function pruneUnknown(schema: AnySchema, value: unknown, unknown: string[
 }
 
 function walk(node: SchemaNode, value: unknown, path: string, unknown: string[]): void {
+  if (SCHEMA_WRAPPERS.has(node.type)) return walk(node.wrapped!, value, path, unknown);
   switch (node.type) {
-    case "optional":
-    case "nullable":
-    case "nullish":
-    case "exact_optional":
-    case "undefinedable":
-    case "non_optional":
-    case "non_nullable":
-      return walk(node.wrapped!, value, path, unknown);
     case "lazy":
       return walk(node.getter!(value), value, path, unknown);
     case "object":

@@ -2,7 +2,7 @@
 // list semantics and struct strategies live beside the schema, as metadata, in one place.
 import { type ObjectShape, type Shape, scalarShape, untypedShape } from "@orch/machinery";
 import * as v from "valibot";
-import type { SchemaNode } from "./decode.js";
+import { SCHEMA_WRAPPERS, type SchemaNode } from "./decode.js";
 import { type AnySchema, listSemantics } from "./schema.js";
 
 /** Struct-level merge semantics (Kubernetes' `patchStrategy=retainKeys`, `+mapType=atomic`). */
@@ -24,15 +24,8 @@ export function shapeOf(schema: AnySchema): Shape {
 }
 
 function derive(node: SchemaNode): Shape {
+  if (SCHEMA_WRAPPERS.has(node.type)) return shapeOf(node.wrapped as unknown as AnySchema);
   switch (node.type) {
-    case "optional":
-    case "nullable":
-    case "nullish":
-    case "exact_optional":
-    case "undefinedable":
-    case "non_optional":
-    case "non_nullable":
-      return shapeOf(node.wrapped as unknown as AnySchema);
     case "lazy":
       return lazyShape(node);
     case "object":

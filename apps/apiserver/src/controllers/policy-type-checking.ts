@@ -4,7 +4,7 @@
 // (at most 10, wildcards skipped) and its paramKind. orch's check is the cheap part of Kubernetes' type
 // checker: field selections from `object`, `oldObject` and `params` that the kind's schema does not have
 // (libs/cel/src/field-check.ts), warned as `apps/v1, Kind=Deployment: ERROR: <input>:1:13: undefined field 'replicax'`.
-import type { ObjectHeader, ValidatingAdmissionPolicy } from "@orch/api";
+import { type ObjectHeader, SCHEMA_WRAPPERS, type SchemaNode, type ValidatingAdmissionPolicy } from "@orch/api";
 import { type Controller, runController } from "@orch/controller";
 import type { Logger } from "@orch/log";
 import { StatusError, errors } from "@orch/machinery";
@@ -21,27 +21,11 @@ import { type Storage, StorageInformer } from "@orch/storage";
 const MAX_TYPES_TO_CHECK = 10;
 const ANY: FieldTree = { kind: "any" };
 
-interface SchemaNode {
-  type: string;
-  entries?: Record<string, SchemaNode>;
-  wrapped?: SchemaNode;
-  item?: SchemaNode;
-  value?: SchemaNode;
-  getter?: (input: unknown) => SchemaNode;
-}
-
 /** A kind's valibot schema as the checker's field tree; what it cannot tell is `any`. */
 function fieldTree(node: SchemaNode, depth = 0): FieldTree {
   if (depth > 40) return ANY;
+  if (SCHEMA_WRAPPERS.has(node.type)) return fieldTree(node.wrapped!, depth + 1);
   switch (node.type) {
-    case "optional":
-    case "nullable":
-    case "nullish":
-    case "exact_optional":
-    case "undefinedable":
-    case "non_optional":
-    case "non_nullable":
-      return fieldTree(node.wrapped!, depth + 1);
     case "object":
     case "loose_object":
       return {
