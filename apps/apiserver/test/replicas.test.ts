@@ -159,15 +159,7 @@ describe.runIf(available)("two apiservers on one PostgreSQL database", () => {
     // The stream holds every revision once, in order; and only one replica published (the other's relay
     // counter stays at zero: publishing twice would only be hidden by the stream's duplicate window).
     const current = Number((await apiA.get(ours(ns))).body.metadata.resourceVersion);
-    const stream = await eventually(
-      "every revision on the stream",
-      async () => {
-        const revisions = await streamRevisions(nats.url);
-        return revisions.length >= current && revisions;
-      },
-      { timeoutMs: 30_000 },
-    );
-    expect(stream).toEqual(Array.from({ length: stream.length }, (_, i) => i + 1));
+    await expectEveryRevisionOnce(nats.url, current);
     const published = async (api: Client) => {
       const text = (await api.get("/metrics")).text;
       return Number(/^orch_event_relay_published_events_total (\d+)/m.exec(text)?.[1] ?? 0);
@@ -215,16 +207,7 @@ describe.runIf(available)("two apiservers on one PostgreSQL database", () => {
 
     // Whichever replica published before, the stream still holds every revision once, in order: when
     // B led, A took the leadership lock over when B's session ended and resumed from the shared watermark.
-    const current = Number((await apiA.get(ours(ns))).body.metadata.resourceVersion);
-    const stream = await eventually(
-      "every revision on the stream",
-      async () => {
-        const revisions = await streamRevisions(nats.url);
-        return revisions.length >= current && revisions;
-      },
-      { timeoutMs: 30_000 },
-    );
-    expect(stream).toEqual(Array.from({ length: stream.length }, (_, i) => i + 1));
+    await expectEveryRevisionOnce(nats.url, Number((await apiA.get(ours(ns))).body.metadata.resourceVersion));
 
     // B comes back on the same data directory and database and serves what A wrote meanwhile.
     await b.restart();
@@ -232,3 +215,16 @@ describe.runIf(available)("two apiservers on one PostgreSQL database", () => {
     expect(afterRestart.items).toHaveLength(stored.size);
   });
 });
+
+/** The stream holds revisions 1..N once each, in order, at least up to `current`. */
+async function expectEveryRevisionOnce(natsUrl: string, current: number): Promise<void> {
+  const stream = await eventually(
+    "every revision on the stream",
+    async () => {
+      const revisions = await streamRevisions(natsUrl);
+      return revisions.length >= current && revisions;
+    },
+    { timeoutMs: 30_000 },
+  );
+  expect(stream).toEqual(Array.from({ length: stream.length }, (_, i) => i + 1));
+}
