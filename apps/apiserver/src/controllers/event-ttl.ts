@@ -4,9 +4,9 @@
 import type { Event, ObjectHeader } from "@orch/api";
 import { type Controller, runController } from "@orch/controller";
 import type { Logger } from "@orch/log";
-import { StatusError } from "@orch/machinery";
 import type { RequestContext, ResourceStore } from "@orch/registry";
 import { type Storage, StorageInformer } from "@orch/storage";
+import { lostRace } from "./write-races.js";
 
 /** Kubernetes' default --event-ttl. */
 export const DEFAULT_EVENT_TTL_MS = 3600 * 1000;
@@ -60,7 +60,7 @@ export class EventTtl {
       const resourceVersion = event.metadata.resourceVersion;
       await this.events.delete(namespace, name, this.ctx(), resourceVersion ? { preconditions: { resourceVersion } } : {}, false);
     } catch (e) {
-      if (e instanceof StatusError && (e.code === 404 || e.code === 409)) return;
+      if (lostRace(e)) return;
       throw e;
     }
   }

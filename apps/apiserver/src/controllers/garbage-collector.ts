@@ -6,7 +6,7 @@
 // queues the uids it concerns, and a worker settles each by reading the current object, so a repeated
 // look is harmless.
 import type { ObjectHeader } from "@orch/api";
-import { StatusError, errors } from "@orch/machinery";
+import { errors } from "@orch/machinery";
 import {
   FOREGROUND_FINALIZER,
   type KindDefinition,
@@ -19,6 +19,7 @@ import {
 } from "@orch/registry";
 import { type Controller, WorkQueue, runController } from "@orch/controller";
 import type { Logger } from "@orch/log";
+import { lostRace } from "./write-races.js";
 import { type Storage, StorageInformer } from "@orch/storage";
 
 interface Entry {
@@ -125,7 +126,7 @@ export class GarbageCollector {
       if (await this.settle(obj, entry, store)) return { requeueAfter: RETRY_MS };
     } catch (e) {
       // Someone else changed it meanwhile: look again.
-      if (!(e instanceof StatusError && (e.code === 404 || e.code === 409))) throw e;
+      if (!lostRace(e)) throw e;
       return { requeueAfter: RETRY_MS };
     }
   }
@@ -173,7 +174,7 @@ export class GarbageCollector {
     await store
       .delete(entry.namespace, entry.name, this.ctx(), { propagationPolicy: "Background", preconditions: { uid } }, false)
       .catch((e) => {
-        if (!(e instanceof StatusError && (e.code === 404 || e.code === 409))) throw e;
+        if (!lostRace(e)) throw e;
       });
   }
 

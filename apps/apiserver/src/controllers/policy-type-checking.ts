@@ -7,7 +7,7 @@
 import { type ObjectHeader, SCHEMA_WRAPPERS, type SchemaNode, type ValidatingAdmissionPolicy } from "@orch/api";
 import { type Controller, runController } from "@orch/controller";
 import type { Logger } from "@orch/log";
-import { StatusError, errors } from "@orch/machinery";
+import { errors } from "@orch/machinery";
 import {
   type FieldTree,
   type KindDefinition,
@@ -17,6 +17,7 @@ import {
   undefinedFieldIssues,
 } from "@orch/registry";
 import { type Storage, StorageInformer } from "@orch/storage";
+import { lostRace } from "./write-races.js";
 
 const MAX_TYPES_TO_CHECK = 10;
 const ANY: FieldTree = { kind: "any" };
@@ -152,7 +153,7 @@ export class PolicyTypeChecking {
         },
       );
     } catch (e) {
-      if (e instanceof StatusError && (e.code === 404 || e.code === 409)) return;
+      if (lostRace(e)) return;
       throw e;
     }
   }

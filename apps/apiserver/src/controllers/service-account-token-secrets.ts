@@ -5,10 +5,10 @@
 import type { NamingProfile, ObjectHeader } from "@orch/api";
 import { type Controller, runController } from "@orch/controller";
 import type { Logger } from "@orch/log";
-import { StatusError } from "@orch/machinery";
 import type { ClusterReader, RequestContext, ResourceStore } from "@orch/registry";
 import { type Storage, StorageInformer } from "@orch/storage";
 import type { ServiceAccountTokens } from "@orch/tokens";
+import { lostRace } from "./write-races.js";
 
 export const SERVICE_ACCOUNT_TOKEN_TYPE = "kubernetes.io/service-account-token";
 
@@ -111,7 +111,7 @@ export class ServiceAccountTokenSecrets {
     try {
       await write;
     } catch (e) {
-      if (e instanceof StatusError && (e.code === 404 || e.code === 409)) return;
+      if (lostRace(e)) return;
       throw e;
     }
   }
