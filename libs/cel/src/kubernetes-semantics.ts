@@ -9,6 +9,7 @@
 import type { Environment } from "@marcbachmann/cel-js";
 import { OPTIONAL_ENTRY_FUNCTION, dropAbsentEntries } from "./optional-entries.js";
 import { compileRegexp, regexpMatches } from "./re2.js";
+import { checkRange, rangeError } from "./value-ranges.js";
 import { celEquals, concatLists, isStructured } from "./values.js";
 
 /** An AST node of the engine, as far as these passes use it. */
@@ -119,7 +120,8 @@ export function literalIssues(root: unknown, env: Environment): LiteralIssue[] {
       issues.push({ message: "invalid matches argument", range: { start: first.start } });
     } else if ((name === "duration" || name === "timestamp") && n.op === "call") {
       try {
-        env.evaluate(`${name}(${JSON.stringify(name === "duration" ? goDuration(literal) : literal)})`);
+        const value = env.evaluate(`${name}(${JSON.stringify(name === "duration" ? goDuration(literal) : literal)})`);
+        if (rangeError(value)) throw new Error("out of range");
       } catch {
         issues.push({ message: `invalid ${name} argument`, range: { start: first.start } });
       }
@@ -254,6 +256,7 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
       n.handle = (left: unknown, right: unknown, ...rest: unknown[]) =>
         Array.isArray(left) && Array.isArray(right) ? concatLists(left, right) : original(left, right, ...rest);
     }
+    checkRange(n);
   });
 }
 
