@@ -65,7 +65,10 @@ const deployment = (name: string, replicas: number, labels: Record<string, strin
   spec: {
     replicas,
     selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "nginx" }] } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { containers: [{ name: "c", image: "nginx" } as { name: string; image: string; securityContext?: object }] },
+    },
   },
 });
 
@@ -305,6 +308,30 @@ describe("enforcement", () => {
       const patched = await t.api.patch(`/apis/apps/v1/namespaces/${ns}/deployments/web`, { spec: { replicas: 9 } });
       expect(patched.status).toBe(422);
       expect(patched.body.message).toBe(`deployments.apps "web" is forbidden: ${message}`);
+    } finally {
+      await remove();
+    }
+  });
+
+  it("has() tests a field of a list element, as Kubernetes' CEL does", async () => {
+    const ns = await freshNamespace(t.api, "vap");
+    const remove = await bind(
+      "has-indexed",
+      replicasPolicy(ns, {
+        expression: "has(object.spec.template.spec.containers[0].securityContext)",
+        message: "the first container must set a securityContext",
+      }),
+      { validationActions: ["Deny"] },
+    );
+    try {
+      const refused = await t.api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, deployment("bare", 1));
+      expect(refused.status).toBe(422);
+      expect(refused.body.message).toBe(
+        `deployments.apps "bare" is forbidden: ValidatingAdmissionPolicy 'has-indexed' with binding 'has-indexed-binding' denied request: the first container must set a securityContext`,
+      );
+      const secured = deployment("secured", 1);
+      secured.spec.template.spec.containers[0]!.securityContext = { runAsNonRoot: true };
+      expect((await t.api.post(`/apis/apps/v1/namespaces/${ns}/deployments`, secured)).status).toBe(201);
     } finally {
       await remove();
     }

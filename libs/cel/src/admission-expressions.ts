@@ -11,6 +11,7 @@ import { Environment } from "@marcbachmann/cel-js";
 import { AUTHORIZER_TYPE, type AuthorizerValue, registerAuthorizerLibrary } from "./authorizer-library.js";
 import { celIssue, countingRun } from "./crd-rules.js";
 import { registerExtensionLibraries } from "./extension-libraries.js";
+import { afterCheck, beforeCheck } from "./kubernetes-semantics.js";
 import { registerQuantityAndSemver } from "./libraries.js";
 import { CostLimitExceeded, instrument, metered } from "./metering.js";
 
@@ -102,11 +103,15 @@ export function compileAdmissionExpression(
   } catch (e) {
     return { expression, error: `compilation failed: ${celIssue(expression, e as Parameters<typeof celIssue>[1])}` };
   }
+  // cel-go's has() on any selection (`has(object.spec.containers[0].name)`), and its semantics where the
+  // engine's differ (RE2 matches(), value ranges, the left error first in `&&`/`||`), as in CRD rules.
+  beforeCheck(parsed.ast);
   const checked = parsed.check();
   if (!checked.valid) {
     const e = (checked.error ?? new Error("type check failed")) as Parameters<typeof celIssue>[1];
     return { expression, error: `compilation failed: ${celIssue(expression, e)}` };
   }
+  afterCheck(parsed.ast, { structuralEquality: false });
   const wrongType = returnTypeError(returns, checked.type ?? "dyn");
   return wrongType ? { expression, error: wrongType } : { expression, program: parsed };
 }
