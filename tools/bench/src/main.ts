@@ -633,6 +633,14 @@ if (process.argv[2] === "--baseline-server") {
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [a, b, t] of podRows(f)) console.log(`| ${a} | ${b} | ${t} |`);
+  console.log(`\n| apiserver requests per pod (verb, resource, code) | per pod |\n|---|---|`);
+  for (const [key, n] of f.requestsPerPod) console.log(`| ${key} | ${fmt(n, 2)} |`);
+  console.log(
+    `| total | ${fmt(
+      f.requestsPerPod.reduce((sum, [, n]) => sum + n, 0),
+      2,
+    )} |`,
+  );
 } else if (process.argv.includes("--replicas")) {
   // `npm run bench -- --replicas`: SQLite, PostgreSQL, and three PostgreSQL apiservers behind HAProxy.
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
