@@ -9,6 +9,7 @@ import {
   isAlreadyExists,
   isConflict,
   isNotFound,
+  keyOf,
   nodesResource,
   podsResource,
 } from "@orch/client";
@@ -108,6 +109,9 @@ export class Orchlet {
       if (agent && pod.status?.podIP && pod.metadata.uid && !terminal(pod.status.phase))
         agent.addresses.assign(pod.metadata.uid, pod.status.podIP);
     }
+    // A pod's containers start when its node hears of it, not when a worker gets to it (see planPod).
+    const off = pods.addEventHandler({ onAdd: (pod) => this.notice(pod), onUpdate: (_, pod) => this.notice(pod) });
+    this.abort.signal.addEventListener("abort", off, { once: true });
     this.controller = runController({
       name: "pods",
       sources: [{ informer: pods, filter: (e) => this.agentOf(e.object as Pod) !== undefined || e.type === "delete" }],
@@ -230,6 +234,26 @@ export class Orchlet {
 
   // ---- pods ----
 
+  /** What the agent first remembers of a pod bound to one of its nodes. */
+  private remember(key: string, pod: Pod, agent: NodeAgent): Remembered {
+    const memory = {
+      uid: pod.metadata.uid ?? "",
+      node: agent.name,
+      seenAt: Date.now(),
+      startedAt: new Map(),
+      killing: false,
+      warned: false,
+    };
+    this.memory.set(key, memory);
+    return memory;
+  }
+
+  private notice(pod: Pod): void {
+    const agent = this.agentOf(pod);
+    const key = keyOf(pod);
+    if (agent && !this.memory.has(key)) this.remember(key, pod, agent);
+  }
+
   private async reconcilePod(key: string): Promise<{ requeueAfter?: number } | void> {
     const pod = this.pods?.getByKey(key);
     const remembered = this.memory.get(key);
@@ -242,11 +266,7 @@ export class Orchlet {
       if (!pod || !agent) return;
     }
     const uid = pod.metadata.uid ?? "";
-    let memory = this.memory.get(key);
-    if (!memory) {
-      memory = { uid, node: agent.name, seenAt: Date.now(), startedAt: new Map(), killing: false, warned: false };
-      this.memory.set(key, memory);
-    }
+    const memory = this.memory.get(key) ?? this.remember(key, pod, agent);
     const sim = parseSimulation(pod.metadata.annotations?.[simulateAnnotation(this.options.profile)]);
     const plan = planPod({
       pod,

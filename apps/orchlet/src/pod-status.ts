@@ -229,8 +229,18 @@ export function planPod(input: PlanInput): Plan {
     status.hostIP = input.hostIP;
     status.hostIPs = [{ ip: input.hostIP }];
     status.qosClass ??= qosClass(containers);
+    // Pulling is said once, when the pod is first looked at, whether or not it is still pulling then.
+    const pulling: PodEvent[] =
+      sim.slowStartMs > 0 && (status.phase !== "Pending" || !status.containerStatuses)
+        ? containers.map((c) => ({
+            type: "Normal",
+            reason: "Pulling",
+            message: `Pulling image "${c.image}"`,
+            fieldPath: fieldPath(c.name),
+          }))
+        : [];
     if (now < createAt) {
-      if (status.phase !== "Pending" || !status.containerStatuses) {
+      if (pulling.length > 0) {
         status.phase = "Pending";
         status.startTime ??= time(memory.seenAt);
         status.containerStatuses = containers.map((c) => ({
@@ -245,9 +255,7 @@ export function planPod(input: PlanInput): Plan {
         }));
         podConditions(pod, status, now, false);
         condition(status, "PodReadyToStartContainers", "False", now);
-        for (const c of containers)
-          events.push({ type: "Normal", reason: "Pulling", message: `Pulling image "${c.image}"`, fieldPath: fieldPath(c.name) });
-        return { status, events, after: createAt - now };
+        return { status, events: pulling, after: createAt - now };
       }
       return { events, after: createAt - now };
     }
@@ -265,12 +273,16 @@ export function planPod(input: PlanInput): Plan {
         after: 10_000,
       };
     }
+    events.push(...pulling);
     status.phase = "Running";
     status.startTime ??= time(memory.seenAt);
     status.podIP = ip;
     status.podIPs = [{ ip }];
+    // The containers started when the node got the pod (after its pull): an agent that reaches the pod
+    // later, busy with others, reports that start late, as kubelet's status manager does. A report later
+    // than the ready delay is Running and Ready in one write.
     status.containerStatuses = containers.map((c) => {
-      memory.startedAt.set(c.name, now);
+      memory.startedAt.set(c.name, createAt);
       const pulled =
         sim.slowStartMs > 0
           ? `Successfully pulled image "${c.image}" in ${goDuration(sim.slowStartMs)} (${goDuration(sim.slowStartMs)} including waiting)`
@@ -280,9 +292,8 @@ export function planPod(input: PlanInput): Plan {
         { type: "Normal", reason: "Created", message: `Created container: ${c.name}`, fieldPath: fieldPath(c.name) },
         { type: "Normal", reason: "Started", message: `Started container ${c.name}`, fieldPath: fieldPath(c.name) },
       );
-      // Without a delay the container is ready as it starts: one status write instead of two.
-      const ready = !sim.neverReady && sim.exitCode === undefined && readyDelay(c, timing) <= 0;
-      return { ...running(pod, c, 0, now, {}), ready };
+      const ready = !sim.neverReady && sim.exitCode === undefined && now >= createAt + readyDelay(c, timing);
+      return { ...running(pod, c, 0, createAt, {}), ready };
     });
     podConditions(pod, status, now, false);
     return { status, events, after: nextLook(pod, status, memory, sim, timing, now) };

@@ -73,6 +73,20 @@ describe("planPod", () => {
     expect(ready(step(probe.pod, T0 + 5000, slowMem).pod)).toBe("True");
   });
 
+  it("reports a pod it reaches after the ready delay Running and Ready in one status, started when the node got it", () => {
+    const late = step(newPod(), T0 + 1500, memory());
+    expect(late.pod.status?.phase).toBe("Running");
+    expect(ready(late.pod)).toBe("True");
+    expect(late.pod.status?.containerStatuses?.[0]?.state?.running?.startedAt).toBe("2026-01-01T00:00:00Z");
+    expect(late.plan.events.map((e) => e.reason)).toEqual(["Pulled", "Created", "Started"]);
+    expect(late.plan.after).toBeUndefined();
+
+    const slow = step(newPod(), T0 + 5000, memory(), "slow-start=2s");
+    expect(slow.pod.status?.containerStatuses?.[0]?.state?.running?.startedAt).toBe("2026-01-01T00:00:02Z");
+    expect(ready(slow.pod)).toBe("True");
+    expect(slow.plan.events.map((e) => e.reason)).toEqual(["Pulling", "Pulled", "Created", "Started"]);
+  });
+
   it("is Ready at once without a delay", () => {
     const { pod } = step(newPod(), T0, memory(), "", { ...timing, readyDelayMs: 0 });
     expect(ready(pod)).toBe("True");
@@ -154,7 +168,9 @@ describe("planPod", () => {
     expect(creating.plan.after).toBe(2000);
     const started = step(creating.pod, T0 + 2000, mem, "slow-start=2s");
     expect(started.pod.status?.phase).toBe("Running");
+    expect(creating.plan.events.map((e) => e.reason)).toEqual(["Pulling"]);
     expect(started.plan.events[0]?.message).toBe('Successfully pulled image "nginx:1.27" in 2s (2s including waiting)');
+    expect(started.plan.events.map((e) => e.reason)).not.toContain("Pulling");
   });
 });
 
