@@ -7,6 +7,7 @@
 //   ("invalid matches argument").
 // The node shapes relied on here are pinned by test/engine-contract.test.ts.
 import type { Environment } from "@marcbachmann/cel-js";
+import { compareNumbersAcrossTypes } from "./numeric-comparison.js";
 import { OPTIONAL_ENTRY_FUNCTION, dropAbsentEntries } from "./optional-entries.js";
 import { compileRegexp, regexpMatches } from "./re2.js";
 import { checkRange, rangeError } from "./value-ranges.js";
@@ -257,6 +258,7 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
         Array.isArray(left) && Array.isArray(right) ? concatLists(left, right) : original(left, right, ...rest);
     }
     checkRange(n);
+    compareNumbersAcrossTypes(n);
   });
 }
 
