@@ -20,6 +20,7 @@ import { RuleObject, celEquals, withListKind, withUnknownFields } from "./values
 import { registerQuantityAndSemver } from "./libraries.js";
 import { estimateCost } from "./cost-estimate.js";
 import { compileRegexp } from "./re2.js";
+import { registerOptionalMacros } from "./optional-macros.js";
 import { registerStandardGaps } from "./standard-gaps.js";
 
 /** celconfig.PerCallLimit: the runtime cost one rule evaluation may use. */
@@ -90,6 +91,7 @@ base
 // strings extension's replace and charAt.
 registerExtensionLibraries(base);
 registerStandardGaps(base, celEquals);
+registerOptionalMacros(base);
 base.registerFunction(`${OPTIONAL_ENTRY_FUNCTION}(optional<A>): A`, (o: Optional) => (o.hasValue() ? o.value() : ABSENT_ENTRY));
 base
   .registerFunction("string.replace(string, string): string", (s: string, a: string, b: string) => s.replaceAll(a, b))

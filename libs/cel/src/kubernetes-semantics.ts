@@ -6,7 +6,7 @@
 // - cel-go's AST validators: a constant pattern, duration or timestamp must be valid
 //   ("invalid matches argument").
 // The node shapes relied on here are pinned by test/engine-contract.test.ts.
-import type { Environment } from "@marcbachmann/cel-js";
+import { type Environment, Optional } from "@marcbachmann/cel-js";
 import { compareNumbersAcrossTypes } from "./numeric-comparison.js";
 import { OPTIONAL_ENTRY_FUNCTION, dropAbsentEntries } from "./optional-entries.js";
 import { compileRegexp, regexpMatches } from "./re2.js";
@@ -27,6 +27,7 @@ interface Macro {
   args: Node[];
   macroHasProps?: Node[];
   typeCheck(checker: Checker, macro: Macro, ctx: unknown): unknown;
+  evaluate(evaluator: { run(node: Node, ctx: unknown): unknown }, macro: Macro, ctx: unknown): unknown;
 }
 
 interface Checker {
@@ -68,6 +69,13 @@ function typeCheckHas(checker: Checker, macro: Macro, ctx: unknown): unknown {
     throw checker.createError("invalid_macro_argument", "invalid argument to has() macro", argument ?? ({} as Node));
   // The selection is checked as an expression: an undefined field is a compile error, as in cel-go.
   checker.check(argument, ctx);
+  if (operandType(argument) === "optional") {
+    // A selection on an optional (`has(optional.of(m).c)`) is optional too: present when it has a value.
+    macro.evaluate = (evaluator, _macro, scope) => {
+      const selected = evaluator.run(argument, scope);
+      return selected instanceof Optional ? selected.hasValue() : selected !== undefined;
+    };
+  }
   if (!macro.macroHasProps) {
     const props: Node[] = [];
     let node: Node = argument;
@@ -81,10 +89,44 @@ function typeCheckHas(checker: Checker, macro: Macro, ctx: unknown): unknown {
   return checker.getType("bool");
 }
 
+/** A checked type of the engine, as far as selection on a type parameter needs it. */
+interface CheckedType {
+  kind: string;
+  valueType?: CheckedType;
+}
+
+interface TypeChecker extends Checker {
+  dynType: CheckedType;
+  registry: { getOptionalType(t: CheckedType): CheckedType };
+}
+
+type NodeCheck = (checker: TypeChecker, node: Node, ctx: unknown) => unknown;
+
+const SELECTIONS = new Set([".", ".?", "[]", "[?]"]);
+
+/**
+ * cel-go selects and indexes a value whose type is a parameter left open (`optional.none().?x`,
+ * `{}.?k.x`) as dyn; the engine refused it ("Cannot index type"). The operand is checked first and
+ * its open type read as dyn (in an optional, optional<dyn>), then the node is checked as before.
+ */
+function selectOnOpenType(n: Node): void {
+  const check = n.meta.check as NodeCheck;
+  n.meta.check = (checker: TypeChecker, node: Node, ctx: unknown) => {
+    const operand = (node.args as [Node])[0];
+    const type = checker.check(operand, ctx) as CheckedType;
+    if (type.kind === "param") operand.checkedType = checker.dynType;
+    else if (type.kind === "optional" && type.valueType?.kind === "param") {
+      operand.checkedType = checker.registry.getOptionalType(checker.dynType);
+    }
+    return check(checker, node, ctx);
+  };
+}
+
 /** Before type checking. */
 export function beforeCheck(root: unknown): void {
   walk(root as Node, (n) => {
     if (n.op === "call" && (n.args as [string])[0] === "has" && n.meta.macro) n.meta.macro.typeCheck = typeCheckHas;
+    if (SELECTIONS.has(n.op)) selectOnOpenType(n);
   });
 }
 
@@ -249,6 +291,14 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
         const offset = (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) * 60_000;
         return original([new Date(d.getTime() + offset), "UTC"], ...rest);
       };
+    } else if ((n.op === "." || n.op === ".?") && operandType(n) === "optional") {
+      // cel-go selects a field of a present optional's value, which must have fields: on null or a
+      // scalar the key is missing (the engine gave optional.none()).
+      n.handle = (left: unknown, field: unknown, ...rest: unknown[]) => {
+        const value = left instanceof Optional && left.hasValue() ? left.value() : undefined;
+        if (value === null || (value !== undefined && typeof value !== "object")) throw new Error(`no such key: ${String(field)}`);
+        return original(left, field, ...rest);
+      };
     } else if (options.structuralEquality && (n.op === "==" || n.op === "!=")) {
       const negate = n.op === "!=";
       n.handle = (left: unknown, right: unknown, ...rest: unknown[]) =>
@@ -261,6 +311,9 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
     compareNumbersAcrossTypes(n);
   });
 }
+
+/** The kind of the checked type of a node's first operand. */
+const operandType = (n: Node): string | undefined => ((n.args as [Node])[0].checkedType as { kind?: string } | undefined)?.kind;
 
 const isOptionalEntry = (n: unknown): boolean =>
   typeof n === "object" && n !== null && (n as Node).op === "call" && (n as { args: [string] }).args[0] === OPTIONAL_ENTRY_FUNCTION;

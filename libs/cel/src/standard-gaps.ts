@@ -1,7 +1,7 @@
 // Standard CEL functions and operators @marcbachmann/cel-js 8 lacks, found by the cel-spec conformance
 // suite (docs/cel.md): ordering of bytes, the conversions int(uint), int(timestamp),
 // string(timestamp), string(duration) and the identities duration(duration), timestamp(timestamp),
-// optional.ofNonZeroValue() and equality of optionals. Registered on the CRD rule environment.
+// optional.ofNonZeroValue(), equality of optionals and their type, optional_type. Registered on the CRD rule environment.
 import { type Environment, Optional } from "@marcbachmann/cel-js";
 
 const TS = "google.protobuf.Timestamp";
@@ -31,6 +31,9 @@ function isZero(v: unknown): boolean {
 }
 
 export function registerStandardGaps(env: Environment, equals: (a: unknown, b: unknown) => boolean): Environment {
+  // The type of optional values, which the engine has but does not name: cel-go's optional_type.
+  const TypeValue = (env.evaluate("int") as object).constructor as new (name: string) => object;
+  const optionalType = new TypeValue("optional_type");
   for (const [op, test] of [
     ["<", (c: number) => c < 0],
     ["<=", (c: number) => c <= 0],
@@ -53,6 +56,8 @@ export function registerStandardGaps(env: Environment, equals: (a: unknown, b: u
     .registerFunction("OptionalNamespace.ofNonZeroValue(A): optional<A>", (_: unknown, v: unknown) =>
       isZero(v) ? Optional.none() : Optional.of(v),
     )
+    .registerConstant("optional_type", "type", optionalType)
+    .registerFunction("type(optional<A>): type", () => optionalType)
     .registerOperator("optional<A> == optional<A>", (a: Optional, b: Optional) =>
       a.hasValue() && b.hasValue() ? equals(a.value(), b.value()) : a.hasValue() === b.hasValue(),
     );
