@@ -15,6 +15,7 @@ import {
   literalIssues,
   objectIndexIssue,
 } from "./kubernetes-semantics.js";
+import { rewriteLiterals } from "./literal-rewrites.js";
 import { ABSENT_ENTRY, OPTIONAL_ENTRY_FUNCTION, rewriteOptionalEntries } from "./optional-entries.js";
 import { RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 import { registerQuantityAndSemver } from "./libraries.js";
@@ -391,20 +392,26 @@ class RuleEnvironments {
 }
 
 function compileExpression(env: Environment, source: string): { parsed: Parsed; type: string } | { issue: string } {
-  // `[?x]` and `{?k: v}` are parsed as calls (optional-entries.ts); errors then point into that text.
-  const rewritten = rewriteOptionalEntries(source);
-  const expression = rewritten?.text ?? source;
+  // Literals the engine does not parse are rewritten (literal-rewrites.ts), and `[?x]` and `{?k: v}`
+  // parsed as calls (optional-entries.ts); errors then point into that text.
+  const literals = rewriteLiterals(source);
+  const entries = rewriteOptionalEntries(literals?.text ?? source);
+  const expression = entries?.text ?? literals?.text ?? source;
+  const originalOffset = (offset: number) => {
+    const beforeEntries = entries ? entries.originalOffset(offset) : offset;
+    return literals ? literals.originalOffset(beforeEntries) : beforeEntries;
+  };
   // Errors are shown in the author's text.
   const issue = (e: CelError) =>
     celIssue(
       source,
-      rewritten && e.range
+      expression !== source && e.range
         ? {
             code: e.code,
             name: e.name,
             summary: e.summary ?? e.message,
             message: e.message,
-            range: { start: rewritten.originalOffset(e.range.start) },
+            range: { start: originalOffset(e.range.start) },
           }
         : e,
     );
@@ -423,7 +430,7 @@ function compileExpression(env: Environment, source: string): { parsed: Parsed; 
   );
   if (literal) return { issue: issue(literal) };
   afterCheck(parsed.ast, { structuralEquality: true });
-  if (rewritten) dropAbsentOptionalEntries(parsed.ast);
+  if (entries) dropAbsentOptionalEntries(parsed.ast);
   return { parsed, type: checked.type ?? "dyn" };
 }
 

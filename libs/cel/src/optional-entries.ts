@@ -11,14 +11,15 @@ export const OPTIONAL_ENTRY_FUNCTION = "__optionalEntry";
 /** What `__optionalEntry` returns for an absent value: dropped by the enclosing literal. */
 export const ABSENT_ENTRY: unique symbol = Symbol("absent optional entry");
 
-interface Token {
+export interface Token {
+  /** The character of a punctuation token, or `string` or `operand`. */
   text: string;
   start: number;
   end: number;
 }
 
 /** CEL tokens, as far as brackets go: strings and comments are skipped whole. */
-function tokens(src: string): Token[] {
+export function tokens(src: string): Token[] {
   const out: Token[] = [];
   let i = 0;
   while (i < src.length) {
@@ -55,6 +56,10 @@ function tokens(src: string): Token[] {
   return out;
 }
 
+/** Whether a token ends an operand: what follows it is an operator, an index or a selection. */
+export const endsOperand = (t: Token | undefined): boolean =>
+  t !== undefined && (t.text === "operand" || t.text === "string" || ")]}".includes(t.text));
+
 interface Frame {
   kind: "list" | "index" | "map" | "paren";
   /** At the start of an element or entry. */
@@ -76,10 +81,9 @@ export interface Rewritten {
 /** The source with optional entries rewritten, or undefined when it has none. */
 export function rewriteOptionalEntries(src: string): Rewritten | undefined {
   if (!src.includes("?")) return undefined;
-  const edits: { at: number; remove: number; insert: string }[] = [];
+  const edits: Edit[] = [];
   const stack: Frame[] = [];
   let previous: Token | undefined;
-  const endsOperand = (t: Token | undefined) => t !== undefined && (t.text === "operand" || t.text === "string" || ")]}".includes(t.text));
   const close = (frame: Frame | undefined, at: number) => {
     if (frame?.open) {
       edits.push({ at, remove: 0, insert: ")" });
@@ -130,6 +134,18 @@ export function rewriteOptionalEntries(src: string): Rewritten | undefined {
     }
     previous = t;
   }
+  return applyEdits(src, edits);
+}
+
+/** A change to a source text: at `at`, `remove` characters replaced by `insert`. */
+export interface Edit {
+  at: number;
+  remove: number;
+  insert: string;
+}
+
+/** The source with `edits` applied, or undefined when there are none. */
+export function applyEdits(src: string, edits: Edit[]): Rewritten | undefined {
   if (edits.length === 0) return undefined;
   edits.sort((a, b) => a.at - b.at);
   let text = "";
