@@ -69,6 +69,8 @@ type FetchCallback = Parameters<typeof createAdaptorServer>[0]["fetch"];
 
 /** How long a connection may take to deliver its request headers (TLS handshake included). */
 const HEADER_TIMEOUT_MS = 32_000;
+/** Kubernetes' IdleTimeout of a kept-alive connection (secure_serving.go). */
+const IDLE_TIMEOUT_MS = 90_000;
 
 export interface RunningApiserver {
   url: string;
@@ -157,6 +159,9 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
       handshakeTimeout: config.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
       headersTimeout: config.headerTimeoutMs ?? HEADER_TIMEOUT_MS,
       connectionsCheckingInterval: Math.min(5_000, config.headerTimeoutMs ?? HEADER_TIMEOUT_MS),
+      // An idle kept-alive connection stays open 90 s, as Kubernetes' IdleTimeout (Node's default is 5 s):
+      // a client calling every 10 s (a node's heartbeat) keeps its connection instead of a TLS handshake each time.
+      keepAliveTimeout: IDLE_TIMEOUT_MS,
     },
   });
   await new Promise<void>((resolve, reject) => {

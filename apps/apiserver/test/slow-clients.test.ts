@@ -45,3 +45,20 @@ it("serves other clients while 500 slow connections are open", async () => {
   // And they all go in the end.
   await eventually("the slow connections to be closed", () => slow.every((s) => s.destroyed || s.closed), { timeoutMs: 15_000 });
 });
+
+it("keeps an idle kept-alive connection open past Node's 5 s default, as Kubernetes keeps it 90 s", async () => {
+  const socket = tlsConnect({ host: "127.0.0.1", port: t.server.port, rejectUnauthorized: false });
+  open.push(socket);
+  let received = "";
+  socket.on("data", (chunk) => (received += chunk.toString("latin1")));
+  await new Promise<void>((resolve) => socket.once("secureConnect", () => resolve()));
+  const ask = async (answers: number) => {
+    socket.write("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
+    await eventually("the answer", () => received.split("HTTP/1.1 200").length - 1 === answers);
+  };
+  await ask(1);
+  // Longer than both the header timeout (1 s here) and Node's default keep-alive timeout.
+  await new Promise((resolve) => setTimeout(resolve, 6_000));
+  expect(socket.destroyed).toBe(false);
+  await ask(2);
+});

@@ -3,6 +3,7 @@
 // carrying the server's Status.
 import { Agent as HttpAgent, type IncomingMessage, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { createSecureContext } from "node:tls";
 import { ApiError, type Status, errorFromResponse, errorFromStatus, isConflict } from "./errors.js";
 import { type Kubeconfig, loadKubeconfig } from "./kubeconfig.js";
 import type { KubeObject, ObjectList, ResourceRef } from "./types.js";
@@ -110,9 +111,8 @@ export class ApiClient {
     this.agent = tls
       ? new HttpsAgent({
           keepAlive: true,
-          ca: config.ca,
-          cert: config.cert,
-          key: config.key,
+          // Built once: given the PEMs instead, every new connection would parse the key and the CAs again.
+          secureContext: createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }),
           rejectUnauthorized: config.insecureSkipTlsVerify !== true,
           servername: config.tlsServerName,
         })
