@@ -109,6 +109,10 @@ function registerIPAndCIDR(env: Environment): void {
     .registerFunction(`${CIDR}.masked(): ${CIDR}`, (c: CIDRValue) => new CIDRValue(c.prefix.masked()))
     .registerFunction(`string(${CIDR}): string`, (c: CIDRValue) => c.prefix.toString())
     .registerOperator(`${CIDR} == ${CIDR}`, (a: CIDRValue, b: CIDRValue) => a.equals(b));
+  // The type names `net.IP` and `net.CIDR` (`type(ip(x)) == net.IP`): a constant `net` whose members
+  // are the types, as the engine names google.protobuf.Timestamp.
+  const typeOf = (expression: string) => env.evaluate(`type(${expression})`);
+  env.registerConstant("net", "map<string, type>", { IP: typeOf("ip('0.0.0.0')"), CIDR: typeOf("cidr('0.0.0.0/0')") });
 }
 
 function containsCIDR(c: CIDRValue, other: CIDRValue): boolean {
