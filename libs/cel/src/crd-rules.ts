@@ -293,6 +293,26 @@ export interface CelError {
   message: string;
   name?: string;
   range?: { start: number };
+  /** The AST node the engine's error is about. */
+  node?: unknown;
+}
+
+/** cel-go prints types with parentheses: `list(string)`, `map(string, int)`. */
+const goType = (t: string) => t.replaceAll("<", "(").replaceAll(">", ")");
+
+interface CallNode {
+  op: string;
+  args: [string, ...unknown[]];
+  argTypes?: { name: string }[];
+}
+
+/** cel-go's words for a call no overload matches: the function, then the receiver's and arguments' types. */
+function callOverloadMessage(node: unknown): string | undefined {
+  const call = node as CallNode | undefined;
+  if (call?.op !== "call" && call?.op !== "rcall") return undefined;
+  const args = (call.argTypes ?? []).map((t) => goType(t.name)).join(", ");
+  const receiver = call.op === "rcall" ? goType((call.args[1] as { checkedType?: { name: string } }).checkedType?.name ?? "dyn") : "";
+  return `found no matching overload for '${call.args[0]}' applied to '${receiver}${receiver ? "." : ""}(${args})'`;
 }
 
 /** cel-go's issue text: `ERROR: <input>:1:6: message`, the source line and a caret. */
@@ -303,11 +323,11 @@ export function celIssue(expression: string, e: CelError): string {
   const subject = /: (.*)$/.exec(summary)?.[1] ?? "";
   if (e.code === "unknown_variable") message = `undeclared reference to '${subject}' (in container '')`;
   if (e.code === "no_such_key") message = `undefined field '${subject}'`;
+  if (e.code === "no_matching_overload") message = callOverloadMessage(e.node) ?? message;
   const operator = /^no such overload: (.+) (==|!=|<|<=|>|>=|\+|-|\*|\/|%|in) (.+)$/.exec(summary);
   if (operator) {
     // cel-go names the operator's function and prints types with parentheses.
     const [, left, op, right] = operator as unknown as [string, string, string, string];
-    const goType = (t: string) => t.replaceAll("<", "(").replaceAll(">", ")");
     const fn = op === "in" ? "@in" : `_${op}_`;
     message = `found no matching overload for '${fn}' applied to '(${goType(left)}, ${goType(right)})'`;
   }
@@ -411,6 +431,7 @@ function compileExpression(env: Environment, source: string): { parsed: Parsed; 
             name: e.name,
             summary: e.summary ?? e.message,
             message: e.message,
+            node: e.node,
             range: { start: originalOffset(e.range.start) },
           }
         : e,
