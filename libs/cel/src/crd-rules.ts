@@ -17,7 +17,7 @@ import {
 } from "./kubernetes-semantics.js";
 import { rewriteLiterals } from "./literal-rewrites.js";
 import { ABSENT_ENTRY, OPTIONAL_ENTRY_FUNCTION, rewriteOptionalEntries } from "./optional-entries.js";
-import { RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
+import { INVALID_NULL, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 import { registerQuantityAndSemver } from "./libraries.js";
 import { estimateCost } from "./cost-estimate.js";
 import { compileRegexp } from "./re2.js";
@@ -211,11 +211,11 @@ class TypeSet {
         return withUnknownFields(out, Object.fromEntries(Object.entries(value).filter(([k]) => !known.has(k))));
       }
       case "map":
-        return isRecord(value) ? new Map(Object.entries(value).map(([k, v]) => [k, this.toCel(v, t.value)])) : untypedToCel(value);
+        return isRecord(value) ? new Map(Object.entries(value).map(([k, v]) => [k, this.itemToCel(v, t.value)])) : untypedToCel(value);
       case "list":
         return Array.isArray(value)
           ? withListKind(
-              value.map((v) => this.toCel(v, t.item)),
+              value.map((v) => this.itemToCel(v, t.item)),
               t.listKind,
             )
           : untypedToCel(value);
@@ -232,6 +232,11 @@ class TypeSet {
       default:
         return untypedToCel(value);
     }
+  }
+
+  /** An item of a list or map: null reads as null where the item schema is nullable. */
+  private itemToCel(value: unknown, t: RuleType): unknown {
+    return value === null && !t.nullable ? INVALID_NULL : this.toCel(value, t);
   }
 }
 

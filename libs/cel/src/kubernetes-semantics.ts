@@ -6,12 +6,12 @@
 // - cel-go's AST validators: a constant pattern, duration or timestamp must be valid
 //   ("invalid matches argument").
 // The node shapes relied on here are pinned by test/engine-contract.test.ts.
-import { type Environment, Optional } from "@marcbachmann/cel-js";
+import { Environment, Optional } from "@marcbachmann/cel-js";
 import { compareNumbersAcrossTypes } from "./numeric-comparison.js";
 import { OPTIONAL_ENTRY_FUNCTION, dropAbsentEntries } from "./optional-entries.js";
 import { compileRegexp, regexpMatches } from "./re2.js";
 import { checkRange, rangeError } from "./value-ranges.js";
-import { celEquals, concatLists, isStructured } from "./values.js";
+import { INVALID_NULL, INVALID_NULL_MESSAGE, celEquals, concatLists, isStructured } from "./values.js";
 
 /** An AST node of the engine, as far as these passes use it. */
 interface Node {
@@ -309,7 +309,36 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
     }
     checkRange(n);
     compareNumbersAcrossTypes(n);
+    passNullItems(n);
   });
+}
+
+const NULL_TYPE = new Environment().evaluate("null_type");
+
+/**
+ * Kubernetes reads a null item of a typed list or map as null where the item schema is nullable, and
+ * as invalid data where it is not; the engine's item type check refused both ("is not of type 'string',
+ * got 'null'").
+ */
+function passNullItems(n: Node): void {
+  const original = n.handle;
+  if (!original) return;
+  if (n.op === "call" && (n.args as [string])[0] === "type") {
+    // The engine answers type() from the declared type; a null item is null_type.
+    n.handle = (values: unknown, ...rest: unknown[]) => ((values as unknown[])[0] === null ? NULL_TYPE : original(values, ...rest));
+    return;
+  }
+  if (n.op !== "[]" && n.op !== ".") return;
+  n.handle = (container: unknown, key: unknown, ...rest: unknown[]) => {
+    const item =
+      Array.isArray(container) && typeof key === "bigint"
+        ? container[Number(key)]
+        : container instanceof Map
+          ? container.get(key)
+          : undefined;
+    if (item === INVALID_NULL) throw new Error(INVALID_NULL_MESSAGE);
+    return item === null ? null : original(container, key, ...rest);
+  };
 }
 
 /** The kind of the checked type of a node's first operand. */

@@ -2,9 +2,11 @@
 // the environment (crd-rules.ts) so that the cost estimate can read them without importing it.
 import type { ListKind } from "./values.js";
 
-/** The CEL type of a schema node (apiserver/pkg/cel/common.SchemaDeclType). */
-export type RuleType = RuleTypeSize &
-  (
+/**
+ * The CEL type of a schema node (apiserver/pkg/cel/common.SchemaDeclType). `nullable`: a null item of a
+ * list or map of this type reads as null; of any other, it is invalid data.
+ */
+export type RuleType = RuleTypeSize & { readonly nullable?: boolean } & (
     | /** `preservesUnknownFields`: fields beyond `fields` are kept for equality (not selectable). */
     { readonly kind: "object"; readonly fields: readonly RuleField[]; readonly preservesUnknownFields?: boolean }
     | { readonly kind: "map"; readonly value: RuleType }

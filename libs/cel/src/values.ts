@@ -18,6 +18,13 @@ export function withListKind<T extends unknown[]>(list: T, kind: ListKind | unde
 
 export const listKindOf = (list: readonly unknown[]): ListKind | undefined => listKinds.get(list);
 
+/**
+ * A null item of a list or map whose item schema is not nullable: reading it is Kubernetes' error
+ * (kubernetes-semantics.ts), as its lazy conversion fails there.
+ */
+export const INVALID_NULL: unique symbol = Symbol("null for a schema with nullable=false");
+export const INVALID_NULL_MESSAGE = "invalid data, got null for schema with nullable=false";
+
 /** Base of the classes that carry objects of a schema type; unknown preserved fields ride along. */
 export class RuleObject {
   [field: string]: unknown;

@@ -47,6 +47,11 @@ const nonNegative = (n: number | undefined): number | undefined => (n === undefi
  * what fits in a request of CEL_MAX_REQUEST_SIZE_BYTES; they drive the cost estimate at CRD create.
  */
 export function ruleTypeOf(s: SchemaNode, resourceRoot = false): RuleType | undefined {
+  const type = declTypeOf(s, resourceRoot);
+  return type && s.nullable ? { ...type, nullable: true } : type;
+}
+
+function declTypeOf(s: SchemaNode, resourceRoot: boolean): RuleType | undefined {
   if (s.intOrString) return { kind: "dyn", maxElements: unboundedLength, minSerializedSize: 1 };
   const resource = resourceRoot || s.embeddedResource;
   switch (s.type) {
