@@ -2,7 +2,7 @@
 import { type NamingProfile, profileFromEnv } from "@orch/api";
 import { type BusConnection, busConnectionFromEnv } from "@orch/bus-access";
 import { resolve } from "node:path";
-import { parseIpv4Range } from "@orch/registry";
+import { type PortRange, parseIpv4Range, parsePortRange } from "@orch/registry";
 import { type FlowControlConfig, flowControlDefaults } from "./flow-control/priority-levels.js";
 
 export interface ApiserverConfig {
@@ -56,6 +56,8 @@ export interface ApiserverConfig {
   eventTtlMs?: number;
   /** ORCH_SERVICE_CLUSTER_IP_RANGE, Kubernetes' --service-cluster-ip-range: where Services' cluster IPs come from. */
   serviceClusterIPRange?: string;
+  /** ORCH_SERVICE_NODE_PORT_RANGE, Kubernetes' --service-node-port-range (`30000-32767`): where node ports come from. */
+  serviceNodePortRange?: PortRange;
 }
 
 /** Kubernetes' --audit-policy-file, --audit-log-path, --audit-log-maxsize and --audit-log-maxbackup (ORCH_AUDIT_*). */
@@ -226,6 +228,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): ApiserverCo
     eventTtlMs: eventTtlFromEnv(env) * 1000,
     // Parsed here so that a bad range refuses start-up.
     ...(env.ORCH_SERVICE_CLUSTER_IP_RANGE ? { serviceClusterIPRange: parseIpv4Range(env.ORCH_SERVICE_CLUSTER_IP_RANGE).cidr } : {}),
+    ...(env.ORCH_SERVICE_NODE_PORT_RANGE ? { serviceNodePortRange: parsePortRange(env.ORCH_SERVICE_NODE_PORT_RANGE) } : {}),
     audit: auditFromEnv(env),
     ...(env.ORCH_ENCRYPTION_PROVIDER_CONFIG ? { encryptionProviderConfig: resolve(env.ORCH_ENCRYPTION_PROVIDER_CONFIG) } : {}),
     flowControl: flowControlFromEnv(env),

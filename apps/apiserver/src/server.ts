@@ -45,7 +45,7 @@ import { rootCaConfigMap } from "./controllers/root-ca-publisher.js";
 import { ServiceAccountTokenSecrets } from "./controllers/service-account-token-secrets.js";
 import { ClusterRoleAggregator } from "./controllers/cluster-role-aggregation.js";
 import { RbacAuthorizer } from "./authz/rbac-authorizer.js";
-import { createApp } from "./http/app.js";
+import { REQUEST_TIMEOUT_MS, createApp } from "./http/app.js";
 import { auditorFromConfig } from "./http/audit.js";
 import { storageMetrics } from "./http/metrics.js";
 import { openStorage } from "./storage-engine.js";
@@ -194,7 +194,12 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   });
 
   // Cluster IPs and node ports in use, from the stored Services, before any Service is written.
-  const serviceAllocations = await ServiceAllocations.start(storage, config.serviceClusterIPRange, log.child("service-allocations"));
+  const serviceAllocations = await ServiceAllocations.start(
+    storage,
+    config.serviceClusterIPRange,
+    config.serviceNodePortRange,
+    log.child("service-allocations"),
+  );
   const registry = new KindRegistry();
   const kindServices = { tokens: authentication.tokenService, serviceAllocators: serviceAllocations.allocators };
   for (const kind of builtinKinds(config.profile, kindServices)) registry.add(kind);
@@ -326,6 +331,8 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
       ...inEveryNamespace,
       tokenSecrets,
       new EndpointsController(storage, serviceStores, config.profile, systemContext, log.child("endpoints")),
+      // A record may belong to a create still in flight for as long as a request lives.
+      serviceAllocations.repairing(config.requestTimeoutMs ?? REQUEST_TIMEOUT_MS),
       new PolicyTypeChecking(
         storage,
         `${admissionGroup}/${VALIDATING_ADMISSION_POLICIES}`,

@@ -34,4 +34,12 @@ export type { ListOptions } from "./generic/list-options.js";
 export { builtinKinds } from "./kinds/index.js";
 export { compactString, uncovered } from "./kinds/rbac/rbac-escalation.js";
 export { builtinObjects, ensureBuiltinObjects } from "./kinds/bootstrap.js";
-export { DEFAULT_SERVICE_CLUSTER_IP_RANGE, ServiceAllocators, parseIpv4Range } from "./kinds/core/service-allocator.js";
+export {
+  DEFAULT_SERVICE_CLUSTER_IP_RANGE,
+  type PortRange,
+  type RangeAllocator,
+  ServiceAllocators,
+  heldValues,
+  parseIpv4Range,
+  parsePortRange,
+} from "./kinds/core/service-allocator.js";

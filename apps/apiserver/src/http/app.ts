@@ -58,7 +58,7 @@ export const VERSION_INFO = {
 };
 
 /** A request still running after this gets 504, as Kubernetes' default --request-timeout. */
-const REQUEST_TIMEOUT_MS = 60_000;
+export const REQUEST_TIMEOUT_MS = 60_000;
 
 const text = (status: number, body: string) => new Response(body, { status, headers: { "Content-Type": "text/plain; charset=utf-8" } });
 

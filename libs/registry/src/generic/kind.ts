@@ -77,6 +77,12 @@ export interface Strategy<T extends ObjectHeader = ObjectHeader> {
    */
   admit?: (obj: T, old: T | undefined, ctx: RequestContext, cluster: ClusterReader) => Promise<FieldError[]>;
   /**
+   * Gives back what `admit` took outside the object (a Service's cluster IP and node ports) when the
+   * object was then not written: refused after admission, a lost race, a dry run — as Kubernetes'
+   * allocation transactions revert.
+   */
+  revertAdmit?: (obj: T) => Promise<void>;
+  /**
    * The part of an object whose changes bump `metadata.generation` (default: everything but type,
    * metadata and status — see `specFields`). A Deployment adds its annotations, as Kubernetes does.
    */
@@ -113,7 +119,7 @@ export interface Strategy<T extends ObjectHeader = ObjectHeader> {
  */
 export type SubresourceStrategy<T extends ObjectHeader = ObjectHeader> = Pick<
   Strategy<T>,
-  "prepareForUpdate" | "validateUpdate" | "warnings" | "admit"
+  "prepareForUpdate" | "validateUpdate" | "warnings" | "admit" | "revertAdmit"
 >;
 
 export interface PrinterColumn<T extends ObjectHeader = ObjectHeader> {

@@ -893,32 +893,38 @@ export class ResourceStore {
     this.kind.strategy.prepareForCreate?.(obj, ctx);
     this.recordManagedFields(undefined, proposed, obj, undefined, options);
     this.validate(this.kind.strategy, obj, undefined, ctx);
-    await this.admit(this.kind.strategy, obj, undefined, ctx);
-    await this.checkNamespace(namespace, obj);
-    if (admitting) await this.deps.admission!.validate(this.attributes("CREATE", "", obj, undefined, ctx, options));
-    if (options.dryRun) {
-      const key = this.key(namespace, meta.name!);
-      if (await this.deps.storage.get(key)) throw await this.alreadyExists(key);
-      return { object: obj, code: 201 };
-    }
-    // A generated name that is taken is generated again, up to Kubernetes' 8 attempts.
-    for (let attempt = 1; ; attempt++) {
-      const key = this.key(namespace, meta.name!);
-      try {
-        await this.persist(obj, ctx, (stored) => this.deps.storage.create(key, stored));
+    let written = false;
+    try {
+      await this.admit(this.kind.strategy, obj, undefined, ctx);
+      await this.checkNamespace(namespace, obj);
+      if (admitting) await this.deps.admission!.validate(this.attributes("CREATE", "", obj, undefined, ctx, options));
+      if (options.dryRun) {
+        const key = this.key(namespace, meta.name!);
+        if (await this.deps.storage.get(key)) throw await this.alreadyExists(key);
         return { object: obj, code: 201 };
-      } catch (e) {
-        if (e instanceof ObjectTooLargeError) throw objectTooLarge(e);
-        if (!(e instanceof KeyExistsError)) throw e;
-        if (!generated) throw await this.alreadyExists(key);
-        if (attempt >= MAX_NAME_GENERATION_ATTEMPTS) {
-          const err = errors.alreadyExists(this.gr, key.name);
-          err.status.message += ", the server was not able to generate a unique name for the object";
-          err.status.details = { ...err.status.details, retryAfterSeconds: 1 };
-          throw err;
-        }
-        meta.name = generateName(meta.generateName!);
       }
+      // A generated name that is taken is generated again, up to Kubernetes' 8 attempts.
+      for (let attempt = 1; ; attempt++) {
+        const key = this.key(namespace, meta.name!);
+        try {
+          await this.persist(obj, ctx, (stored) => this.deps.storage.create(key, stored));
+          written = true;
+          return { object: obj, code: 201 };
+        } catch (e) {
+          if (e instanceof ObjectTooLargeError) throw objectTooLarge(e);
+          if (!(e instanceof KeyExistsError)) throw e;
+          if (!generated) throw await this.alreadyExists(key);
+          if (attempt >= MAX_NAME_GENERATION_ATTEMPTS) {
+            const err = errors.alreadyExists(this.gr, key.name);
+            err.status.message += ", the server was not able to generate a unique name for the object";
+            err.status.details = { ...err.status.details, retryAfterSeconds: 1 };
+            throw err;
+          }
+          meta.name = generateName(meta.generateName!);
+        }
+      }
+    } finally {
+      if (!written) await this.kind.strategy.revertAdmit?.(obj);
     }
   }
 
@@ -1005,28 +1011,34 @@ export class ResourceStore {
       strategy.prepareForUpdate?.(obj, current, ctx);
       this.recordManagedFields(current, proposed, obj, subresource, options);
       this.validate(strategy, obj, current, ctx);
-      await this.admit(strategy, obj, current, ctx);
-      if (admitting) await this.validateUpdate(subresource ?? "", obj, current, ctx, options);
-      // Only the main endpoint (and /scale, which writes through it) moves the generation, as in Kubernetes.
-      if ((!subresource || subresource === "scale") && !specEqual(this.kind, obj, current))
-        meta.generation = (current.metadata.generation ?? 0) + 1;
-      dropUndefined(meta);
-      // A no-op, unless the stored value is under an older encryption key: rewriting it is the point.
-      if (sameObject(obj, current) && !stored.stale) return { object: current, code: 200 };
-      if (options.dryRun) return { object: obj, code: 200 };
+      let written = false;
       try {
-        if (meta.deletionTimestamp && !meta.deletionGracePeriodSeconds && this.pendingFinalizers(obj).length === 0) {
-          // The last finalizer is gone from an object being deleted: it goes now.
-          await this.persist(obj, ctx, (value) => this.deps.storage.delete(this.key(namespace, name), value, stored.revision));
-        } else {
-          await this.persist(obj, ctx, (value) => this.deps.storage.update(this.key(namespace, name), value, stored.revision));
+        await this.admit(strategy, obj, current, ctx);
+        if (admitting) await this.validateUpdate(subresource ?? "", obj, current, ctx, options);
+        // Only the main endpoint (and /scale, which writes through it) moves the generation, as in Kubernetes.
+        if ((!subresource || subresource === "scale") && !specEqual(this.kind, obj, current))
+          meta.generation = (current.metadata.generation ?? 0) + 1;
+        dropUndefined(meta);
+        // A no-op, unless the stored value is under an older encryption key: rewriting it is the point.
+        if (sameObject(obj, current) && !stored.stale) return { object: current, code: 200 };
+        if (options.dryRun) return { object: obj, code: 200 };
+        try {
+          if (meta.deletionTimestamp && !meta.deletionGracePeriodSeconds && this.pendingFinalizers(obj).length === 0) {
+            // The last finalizer is gone from an object being deleted: it goes now.
+            await this.persist(obj, ctx, (value) => this.deps.storage.delete(this.key(namespace, name), value, stored.revision));
+          } else {
+            await this.persist(obj, ctx, (value) => this.deps.storage.update(this.key(namespace, name), value, stored.revision));
+          }
+          written = true;
+          return { object: obj, code: 200 };
+        } catch (e) {
+          // Changed or deleted since it was read: read it again and redo the request's change on it.
+          if (e instanceof RevisionConflictError || e instanceof KeyNotFoundError) continue;
+          if (e instanceof ObjectTooLargeError) throw objectTooLarge(e);
+          throw e;
         }
-        return { object: obj, code: 200 };
-      } catch (e) {
-        // Changed or deleted since it was read: read it again and redo the request's change on it.
-        if (e instanceof RevisionConflictError || e instanceof KeyNotFoundError) continue;
-        if (e instanceof ObjectTooLargeError) throw objectTooLarge(e);
-        throw e;
+      } finally {
+        if (!written) await strategy.revertAdmit?.(obj);
       }
     }
   }

@@ -18,7 +18,7 @@ import { isIP } from "node:net";
 import { AGE, column, defineKind, formatLabels, statusSubresource } from "../../generic/define.js";
 import type { KindDefinition, PrinterColumn, Strategy, SubresourceStrategy } from "../../generic/kind.js";
 import { dnsLabel, isValidPortName, isValidPortNum, validIP } from "./pod-validation-formats.js";
-import { ServiceAllocators, ipv4ToNumber, numberToIpv4 } from "./service-allocator.js";
+import { type ServiceAllocators, ipv4ToNumber, numberToIpv4 } from "./service-allocator.js";
 
 const SERVICE_TYPES = ["ClusterIP", "ExternalName", "LoadBalancer", "NodePort"];
 const PROTOCOLS = ["SCTP", "TCP", "UDP"];
@@ -332,11 +332,11 @@ function validateClusterIPUpdate(service: Service, old: Service): FieldError[] {
 
 /**
  * Allocation (storage/alloc.go), after validation: a clusterIP from the range (or the one asked for, if
- * free and in range) and a node port for each port of a NodePort or LoadBalancer Service.
+ * free and in range) and a node port for each port of a NodePort or LoadBalancer Service. What it takes
+ * is recorded in storage at once (service-allocator.ts) and given back by `revert` if the write fails.
  */
-function allocate(service: Service, old: Service | undefined, allocators: ServiceAllocators): FieldError[] {
+async function allocate(service: Service, old: Service | undefined, allocators: ServiceAllocators): Promise<FieldError[]> {
   const s = service.spec;
-  const uid = service.metadata.uid ?? "";
   const errs: FieldError[] = [];
   // initIPFamilyFields on a single-stack IPv4 cluster.
   if (needsClusterIP(service)) {
@@ -350,17 +350,18 @@ function allocate(service: Service, old: Service | undefined, allocators: Servic
       );
     if (errs.length) return errs;
   }
+  const { clusterIPs, nodePorts } = allocators;
   if (needsClusterIP(service) && !isHeadless(service) && !(old && needsClusterIP(old) && old.spec.clusterIP)) {
     const requested = s.clusterIPs?.[0];
     const fail = (why: string) =>
       errs.push(fieldError.invalid(spec.child("clusterIPs"), s.clusterIPs ?? [], `failed to allocate IP ${requested}: ${why}`));
     if (requested) {
       const n = ipv4ToNumber(requested);
-      if (n === undefined || !allocators.clusterIPs.inRange(n))
+      if (n === undefined || !clusterIPs.inRange(n))
         fail(`the provided IP (${requested}) is not in the valid range. The range of valid IPs is ${allocators.range.cidr}`);
-      else if (!allocators.clusterIPs.take(n, uid)) fail("provided IP is already allocated");
+      else if ((await allocators.take(clusterIPs, n, service)) === undefined) fail("provided IP is already allocated");
     } else {
-      const n = allocators.clusterIPs.next(uid);
+      const n = await allocators.take(clusterIPs, undefined, service);
       if (n === undefined) throw errors.internal("failed to allocate a serviceIP: range is full");
       s.clusterIP = numberToIpv4(n);
       s.clusterIPs = [s.clusterIP];
@@ -368,28 +369,29 @@ function allocate(service: Service, old: Service | undefined, allocators: Servic
   }
   if (needsNodePorts(service)) {
     const oldPorts = new Set(old && needsNodePorts(old) ? (old.spec.ports ?? []).map((p) => p.nodePort) : []);
-    (s.ports ?? []).forEach((port, i) => {
-      if (port.nodePort && oldPorts.has(port.nodePort)) return;
+    const ports = s.ports ?? [];
+    for (const [i, port] of ports.entries()) {
+      if (port.nodePort && oldPorts.has(port.nodePort)) continue;
       if (port.nodePort) {
         const at = spec.child("ports").index(i).child("nodePort");
-        if (!allocators.nodePorts.inRange(port.nodePort))
+        if (!nodePorts.inRange(port.nodePort))
           errs.push(
             fieldError.invalid(
               at,
               port.nodePort,
-              `provided port is not in the valid range. The range of valid ports is ${allocators.nodePorts.first}-${allocators.nodePorts.last}`,
+              `provided port is not in the valid range. The range of valid ports is ${nodePorts.first}-${nodePorts.last}`,
             ),
           );
-        else if (!allocators.nodePorts.take(port.nodePort, uid))
+        else if ((await allocators.take(nodePorts, port.nodePort, service)) === undefined)
           errs.push(fieldError.invalid(at, port.nodePort, "provided port is already allocated"));
-        return;
+        continue;
       }
       // Ports that differ only in protocol share one node port, as Kubernetes allocates them.
-      const sibling = (s.ports ?? []).find((p) => p !== port && p.port === port.port && p.nodePort);
-      const n = sibling?.nodePort ?? allocators.nodePorts.next(uid);
+      const sibling = ports.find((p) => p !== port && p.port === port.port && p.nodePort);
+      const n = sibling?.nodePort ?? (await allocators.take(nodePorts, undefined, service));
       if (n === undefined) throw errors.internal("failed to allocate a nodePort: range is full");
       port.nodePort = n;
-    });
+    }
   }
   return errs;
 }
@@ -452,7 +454,7 @@ export const serviceColumns: PrinterColumn[] = [
   column("Selector", "string", (o) => formatLabels(asService(o).spec.selector), 1),
 ];
 
-function serviceStrategy(allocators: ServiceAllocators): Strategy<Service> {
+function serviceStrategy(allocators: ServiceAllocators | undefined): Strategy<Service> {
   return {
     defaults: defaultService,
     prepareForCreate: (service) => {
@@ -467,15 +469,19 @@ function serviceStrategy(allocators: ServiceAllocators): Strategy<Service> {
     validateName: (name, prefix) => nameIsDNS1035Label(name, prefix),
     validate: validateService,
     validateUpdate: (service, old) => [...validateClusterIPUpdate(service, old), ...validateService(service)],
-    admit: async (service, old) => allocate(service, old, allocators),
+    admit: (service, old) => {
+      if (!allocators) throw errors.internal("Services are not written without allocators");
+      return allocate(service, old, allocators);
+    },
+    revertAdmit: async (service) => allocators?.revert(service),
   };
 }
 
 /**
- * The Service kind, allocating from `allocators` — which the apiserver keeps current with the stored
- * Services; without them (a registry used only to list kinds) a fresh, empty set is used.
+ * The Service kind, allocating from `allocators` (the apiserver's, in its storage); without them (a
+ * registry used only to list kinds) Services are described but not written.
  */
-export const services = (allocators: ServiceAllocators = new ServiceAllocators()): KindDefinition => {
+export const services = (allocators?: ServiceAllocators): KindDefinition => {
   const { strategy, status: statusOnly } = statusSubresource(serviceStrategy(allocators), () => ({ loadBalancer: {} }));
   const status: SubresourceStrategy<Service> = { ...statusOnly, validateUpdate: (service) => validateLoadBalancerStatus(service) };
   return defineKind({
