@@ -223,8 +223,8 @@ export interface TestServer {
   server: RunningApiserver;
   dataDir: string;
   config: ApiserverConfig;
-  /** Stops the apiserver and starts it again on the same data directory. */
-  restart(): Promise<void>;
+  /** Stops the apiserver and starts it again on the same data directory, after `whileStopped` if given. */
+  restart(whileStopped?: () => Promise<void>): Promise<void>;
   /** Stops the apiserver and removes its data directory. */
   stop(): Promise<void>;
 }
@@ -276,9 +276,10 @@ export async function startTestServer(options: TestServerOptions = {}, into = {}
     t.server = await startApiserver(config, testLog);
     t.api = adminClient(t.server.url, dataDir);
   };
-  t.restart = async () => {
+  t.restart = async (whileStopped) => {
     t.api.close();
     await t.server.close();
+    await whileStopped?.();
     config.port = t.server.port;
     await boot();
   };

@@ -2,6 +2,8 @@
 // Kubernetes' defaults, validation messages and paths, cluster IP allocation (concurrent, requested,
 // out of range, released on delete, kept across a restart), headless Services, the `kubernetes` Service,
 // and the endpoints controller following pods' readiness.
+import { join } from "node:path";
+import { SqliteStorage } from "@orch/storage";
 import { eventually } from "@orch/testing";
 import { describe, expect, it } from "vitest";
 import { advertiseAddress } from "../src/services/kubernetes-service.js";
@@ -181,6 +183,71 @@ describe("Service", () => {
     expect(causes(portTaken.body)).toEqual(["spec.ports[0].nodePort: Invalid value: 30999: provided port is already allocated"]);
   });
 
+  it("gives back at once what a create refused after allocation took, and takes nothing for a dry run", async () => {
+    const ns = await freshNamespace(t.api);
+    expect((await t.api.post(services(ns), web("a"))).status).toBe(201);
+    const wanted = { clusterIP: "10.96.3.4", type: "NodePort", ports: [{ port: 80, nodePort: 30334 }] };
+    // The name is taken: refused after the address and the port were allocated.
+    expect((await t.api.post(services(ns), web("a", wanted))).status).toBe(409);
+    expect((await t.api.post(`${services(ns)}?dryRun=All`, web("b", wanted))).status).toBe(201);
+    const b = await t.api.post(services(ns), web("b", wanted));
+    expect(b.status).toBe(201);
+    expect(b.body.spec.ports[0].nodePort).toBe(30334);
+  });
+
+  it("records the values of Services stored before records existed, and frees a record no Service holds", async () => {
+    const ns = await freshNamespace(t.api);
+    const old = web("old", { clusterIP: "10.96.4.4", type: "NodePort", ports: [{ port: 80, nodePort: 30444 }] });
+    expect((await t.api.post(services(ns), old)).status).toBe(201);
+    const ips = { resource: "ranges/serviceips", namespace: "" };
+    const ports = { resource: "ranges/servicenodeports", namespace: "" };
+    const withStorage = async (use: (storage: SqliteStorage) => Promise<void>) => {
+      const storage = new SqliteStorage({ path: join(t.dataDir, "orch.db") });
+      await use(storage).finally(() => storage.close());
+    };
+    await t.restart(() =>
+      withStorage(async (storage) => {
+        // As an older orch left it: no records of the Service's values…
+        for (const key of [
+          { ...ips, name: "10.96.4.4" },
+          { ...ports, name: "30444" },
+        ]) {
+          const stored = (await storage.get(key))!;
+          await storage.delete(key, JSON.parse(stored.value), stored.revision);
+        }
+        // …and as a process that died between a record and its Service: one an hour old that no Service holds.
+        const parentRef = { group: "", resource: "services", namespace: ns, name: "never-stored", uid: "gone" };
+        const created = new Date(Date.now() - 3_600_000).toISOString().replace(/\.\d+Z$/, "Z");
+        await storage.create(
+          { ...ips, name: "10.96.4.5" },
+          { metadata: { name: "10.96.4.5", creationTimestamp: created }, spec: { parentRef } },
+        );
+      }),
+    );
+    // The leader's repair pass at start frees the leaked address…
+    await until("the leaked address is free", async () => {
+      expect((await t.api.post(services(ns), web("leak", { clusterIP: "10.96.4.5" }))).status).toBe(201);
+    });
+    const taken = await t.api.post(
+      services(ns),
+      web("other", { clusterIP: "10.96.4.4", type: "NodePort", ports: [{ port: 80, nodePort: 30444 }] }),
+    );
+    expect(causes(taken.body)).toEqual([
+      'spec.clusterIPs: Invalid value: ["10.96.4.4"]: failed to allocate IP 10.96.4.4: provided IP is already allocated',
+      "spec.ports[0].nodePort: Invalid value: 30444: provided port is already allocated",
+    ]);
+    // …and has written the records of the old Service's values, so that every replica sees them taken.
+    await t.restart(() =>
+      withStorage(async (storage) => {
+        for (const key of [
+          { ...ips, name: "10.96.4.4" },
+          { ...ports, name: "30444" },
+        ])
+          expect(JSON.parse((await storage.get(key))!.value).spec.parentRef).toMatchObject({ namespace: ns, name: "old" });
+      }),
+    );
+  });
+
   it("allocates node ports from 30000-32767 for NodePort Services", async () => {
     const ns = await freshNamespace(t.api);
     const created = await t.api.post(services(ns), web("a", { type: "NodePort" }));
@@ -243,7 +310,7 @@ describe("Service status", () => {
 });
 
 describe("a small service range", () => {
-  // 62 usable addresses: random picks would collide among 50 creates without the reservations.
+  // 62 usable addresses: random picks collide among 50 creates, and a collision tries another address.
   const small = useTestServer({ serviceClusterIPRange: "10.200.0.0/26" });
 
   it("gives 50 concurrent creates distinct addresses, then says the range is full", async () => {

@@ -128,14 +128,17 @@ export class RangeAllocator {
     return this.records.claim(value, holder);
   }
 
-  /** A free value for `holder`: from a random point of the dynamic band, then the rest; undefined when full. */
-  async next(holder: Holder): Promise<number | undefined> {
+  /**
+   * A free value for `holder`, other than `besides` (what its write took already): from a random point of
+   * the dynamic band, then the rest; undefined when full.
+   */
+  async next(holder: Holder, besides: readonly number[] = []): Promise<number | undefined> {
     const scan = async (from: number, to: number): Promise<number | undefined> => {
       const size = to - from + 1;
       const start = Math.floor(Math.random() * size);
       for (let i = 0; i < size; i++) {
         const value = from + ((start + i) % size);
-        if (!this.held.has(value) && (await this.records.claim(value, holder))) return value;
+        if (!this.held.has(value) && !besides.includes(value) && (await this.records.claim(value, holder))) return value;
       }
       return undefined;
     };
@@ -251,12 +254,17 @@ export class ServiceAllocators {
   /** Takes `value` from `allocator` for the Service `service` is being written as; remembered until `revert`. */
   async take(allocator: RangeAllocator, value: number | undefined, service: ServiceValues): Promise<number | undefined> {
     const holder = holderOf(service);
-    const got = value === undefined ? await allocator.next(holder) : (await allocator.take(value, holder)) ? value : undefined;
-    if (got !== undefined) {
-      const taken = this.taken.get(service) ?? [];
-      taken.push({ allocator, value: got });
-      this.taken.set(service, taken);
-    }
+    const taken = this.taken.get(service) ?? [];
+    const got =
+      value === undefined
+        ? await allocator.next(
+            holder,
+            taken.filter((t) => t.allocator === allocator).map((t) => t.value),
+          )
+        : (await allocator.take(value, holder))
+          ? value
+          : undefined;
+    if (got !== undefined) this.taken.set(service, [...taken, { allocator, value: got }]);
     return got;
   }
 
