@@ -155,12 +155,19 @@ export class Client {
       headers["Content-Length"] = String(Buffer.byteLength(payload));
     }
     const url = new URL(path, this.url);
-    return new Promise<IncomingMessage>((resolve, reject) => {
-      const req = httpsRequest(url, { method, headers, agent: this.agent }, resolve);
-      req.on("error", reject);
-      if (payload !== undefined) req.write(payload);
-      req.end();
-    });
+    const attempt = (retried: boolean) =>
+      new Promise<IncomingMessage>((resolve, reject) => {
+        const req = httpsRequest(url, { method, headers, agent: this.agent }, resolve);
+        req.on("error", (e: NodeJS.ErrnoException) => {
+          // A kept-alive connection the server closed as idle (5 s) just as this request took it, which a
+          // loaded machine makes likely: the server read nothing, so sending again is safe (Node's advice).
+          if (req.reusedSocket && e.code === "ECONNRESET" && !retried) resolve(attempt(true));
+          else reject(e);
+        });
+        if (payload !== undefined) req.write(payload);
+        req.end();
+      });
+    return attempt(false);
   }
 
   async request<T = any>(method: string, path: string, o: RequestOptions = {}): Promise<Reply<T>> {
