@@ -6,6 +6,7 @@
 // - cel-go's AST validators: a constant pattern, duration or timestamp must be valid
 //   ("invalid matches argument").
 // The node shapes relied on here are pinned by test/engine-contract.test.ts.
+import { isUtf8 } from "node:buffer";
 import { Environment, Optional } from "@marcbachmann/cel-js";
 import { compareNumbersAcrossTypes } from "./numeric-comparison.js";
 import { OPTIONAL_ENTRY_FUNCTION, dropAbsentEntries } from "./optional-entries.js";
@@ -275,6 +276,13 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
       n.handle = (values: unknown, ...rest: unknown[]) => {
         const [text] = values as unknown[];
         return typeof text === "string" ? original([goDuration(text)], ...rest) : original(values, ...rest);
+      };
+    } else if (n.op === "call" && (n.args as [string])[0] === "string") {
+      // cel-go converts bytes to a string only when they are valid UTF-8 (the engine replaced them).
+      n.handle = (values: unknown, ...rest: unknown[]) => {
+        const [bytes] = values as unknown[];
+        if (bytes instanceof Uint8Array && !isUtf8(bytes)) throw new Error("invalid UTF-8 in bytes, cannot convert to string");
+        return original(values, ...rest);
       };
     } else if (n.op === "rcall" && stringFixes.has((n.args as [string])[0])) {
       const fix = stringFixes.get((n.args as [string])[0])!;

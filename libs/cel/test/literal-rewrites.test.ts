@@ -40,3 +40,16 @@ describe("literals the engine does not parse", () => {
     );
   });
 });
+
+describe("bytes as cel-go reads them", () => {
+  it("a bytes literal holds the UTF-8 of its characters, and string() refuses bytes that are not UTF-8", () => {
+    const utf8 = (text: string) => ({ b: Buffer.from(text).toString("base64") });
+    expect(compile("self.b == b'ÿ' && size(b'ÿ') == 2").evaluate(utf8("ÿ"), undefined, 1_000_000)).toMatchObject({ ok: true, value: true });
+    expect(compile("string(self.b) == 'x'").evaluate({ b: Buffer.from([0, 0xff]).toString("base64") }, undefined, 1_000_000)).toMatchObject(
+      {
+        ok: false,
+        message: "invalid UTF-8 in bytes, cannot convert to string",
+      },
+    );
+  });
+});
