@@ -46,7 +46,7 @@ export function instrumentRequests(metrics: ApiserverMetrics, registry: KindRegi
       if (code === 429 || code === 504) metrics.terminated(labels, code);
       // A watch ends by its client leaving; any other request whose client left before the whole answer
       // was written, or whose handler the deadline stopped, was aborted.
-      if (!watch && (!outgoing.writableFinished || c.get("abort")?.signal.aborted)) metrics.aborted(labels);
+      if (!watch && (!outgoing.writableFinished || c.get("deadline")?.passed)) metrics.aborted(labels);
     });
   };
 }
