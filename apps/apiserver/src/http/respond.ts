@@ -14,8 +14,13 @@ export function respond(
   pretty = false,
   warnings: readonly string[] = [],
 ): Response {
-  const headers = new Headers({ "Content-Type": format.type });
-  for (const w of new Set(warnings)) headers.append("Warning", warningHeader(w));
+  // Plain headers unless there are warnings (one Warning header each): the Node adapter writes a plain
+  // object as it is, where a Headers object is built and then converted for every answer.
+  let headers: Headers | Record<string, string> = { "Content-Type": format.type };
+  if (warnings.length > 0) {
+    headers = new Headers(headers);
+    for (const w of new Set(warnings)) headers.append("Warning", warningHeader(w));
+  }
   const text =
     typeof body === "string" && format.type === JSON_TYPE && !pretty
       ? body
