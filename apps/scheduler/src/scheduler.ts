@@ -106,6 +106,8 @@ export class Scheduler {
   private readonly preempting = new Set<string>();
   /** Requests per cached pod object (the informer replaces the object when the pod changes). */
   private readonly requests = new WeakMap<Pod, Amounts>();
+  /** Allocatable per cached node object, likewise: parsing every node's quantities on every pass is a scheduler's worth of CPU. */
+  private readonly allocatable = new WeakMap<Node, Amounts>();
 
   constructor(private readonly options: SchedulerOptions) {
     this.schedulerName = options.schedulerName ?? DEFAULT_SCHEDULER_NAME;
@@ -117,7 +119,7 @@ export class Scheduler {
     const nodes = new Map<string, NodeInfo>();
     for (const node of this.options.nodes.list()) {
       const name = node.metadata.name ?? "";
-      nodes.set(name, { name, node, allocatable: nodeAllocatable(node), usage: new NodeUsage(), pods: [] });
+      nodes.set(name, { name, node, allocatable: this.allocatableOf(node), usage: new NodeUsage(), pods: [] });
     }
     const pending: Pod[] = [];
     const seen = new Set<string>();
@@ -189,6 +191,12 @@ export class Scheduler {
   private requestsOf(pod: Pod): Amounts {
     let found = this.requests.get(pod);
     if (!found) this.requests.set(pod, (found = podRequests(pod)));
+    return found;
+  }
+
+  private allocatableOf(node: Node): Amounts {
+    let found = this.allocatable.get(node);
+    if (!found) this.allocatable.set(node, (found = nodeAllocatable(node)));
     return found;
   }
 
