@@ -19,7 +19,7 @@ export interface PodFigures {
   availableMs: number;
   podsPerSecond: number;
   /**
-   * The apiserver's requests from the create until Available, per pod, by `<verb> <resource>[/<subresource>]
+   * The apiserver's requests from the create until Available and every event sent, per pod, by `<verb> <resource>[/<subresource>]
    * <code>` (apiserver_request_total, read before and after): what each pod costs the control plane. It
    * includes the nodes' heartbeats (Lease renewals, status reports) of that time.
    */
@@ -107,7 +107,16 @@ export async function podFigures(root: string, nodes: number, replicas: number):
       const available = status.conditions?.some((c: any) => c.type === "Available" && c.status === "True");
       if (readyMs && available && status.availableReplicas === replicas) {
         const availableMs = performance.now() - t0;
-        const after = await requestCounts(getText);
+        // Events are sent behind the writes they tell of: counted once their senders have caught up.
+        const events = (c: Map<string, number>) => [...c].filter(([k]) => / events /.test(k)).reduce((sum, [, n]) => sum + n, 0);
+        let after = await requestCounts(getText);
+        for (let settle = 0; settle < 120; settle++) {
+          await sleep(1000);
+          const next = await requestCounts(getText);
+          const done = events(next) === events(after);
+          after = next;
+          if (done) break;
+        }
         await p.close();
         const requestsPerPod = [...after]
           .map(([key, n]): [string, number] => [key, (n - (before.get(key) ?? 0) - (own.get(key) ?? 0)) / replicas])
