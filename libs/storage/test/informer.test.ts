@@ -150,6 +150,19 @@ describe("StorageInformer", () => {
     expect(seen).toEqual(["add new 2"]);
   });
 
+  it("hands the handlers only the objects `keep` accepts, listed or committed", async () => {
+    await storage.create(key("default"), obj("default"));
+    await storage.create(key("other"), obj("other"));
+    const i = informer(storage, { resources: [PODS, SECRETS], keep: (k) => k.resource === SECRETS || k.name === "default" });
+    const seen = record(i);
+    await i.waitForSync();
+    const other = await storage.create(key("another"), obj("another"));
+    await storage.update(key("default"), obj("default", { x: "1" }), 1);
+    await storage.delete(key("another"), obj("another"), other.revision);
+    await storage.create(key("s", SECRETS), obj("s"));
+    expect(seen).toEqual(["add default 1", "update default 4", "add s 6"]);
+  });
+
   it("keeps delivering to the other handlers when one throws", async () => {
     const i = informer(storage, { resources: [PODS] });
     i.addEventHandler({

@@ -33,7 +33,12 @@ export class InEveryNamespace {
     private readonly ctx: () => RequestContext,
     log: Logger,
   ) {
-    this.informer = new StorageInformer(storage, { resources: ["core/namespaces", object.resource], log });
+    // Of the object's kind, only the one named as it: the others (100,000 ServiceAccounts) are not parsed.
+    this.informer = new StorageInformer(storage, {
+      resources: ["core/namespaces", object.resource],
+      keep: (key) => key.resource !== object.resource || key.name === object.objectName,
+      log,
+    });
     this.controller = runController({
       name: object.name,
       reconciler: (namespace) => this.reconcile(namespace),

@@ -6,7 +6,7 @@ import type { NamingProfile, ObjectHeader } from "@orch/api";
 import { type Controller, runController } from "@orch/controller";
 import type { Logger } from "@orch/log";
 import type { ClusterReader, RequestContext, ResourceStore } from "@orch/registry";
-import { type Storage, StorageInformer } from "@orch/storage";
+import { type ObjectKey, type Storage, StorageInformer } from "@orch/storage";
 import type { ServiceAccountTokens } from "@orch/tokens";
 import { lostRace } from "./write-races.js";
 
@@ -21,6 +21,12 @@ export class ServiceAccountTokenSecrets {
   private readonly controller: Controller;
   private readonly nameKey: string;
   private readonly uidKey: string;
+  /**
+   * The account (`namespace/name`) each token Secret (by `namespace/name`) names, and how many name each
+   * account: an account no token Secret names has nothing to reconcile, so its events are not even parsed.
+   */
+  private readonly accountOfSecret = new Map<string, string>();
+  private readonly secretsNaming = new Map<string, number>();
 
   constructor(
     storage: Storage,
@@ -36,7 +42,17 @@ export class ServiceAccountTokenSecrets {
   ) {
     this.nameKey = deps.profile.annotations.serviceAccountName;
     this.uidKey = `${deps.profile.wellKnownDomain}/service-account.uid`;
-    this.informer = new StorageInformer(storage, { resources: ["core/secrets", "core/serviceaccounts"], log });
+    // Secrets are listed first: the index is complete before the first account is looked at.
+    this.informer = new StorageInformer(storage, {
+      resources: ["core/secrets", "core/serviceaccounts"],
+      keep: (key) => key.resource !== "core/serviceaccounts" || this.secretsNaming.has(`${key.namespace}/${key.name}`),
+      log,
+    });
+    this.informer.addEventHandler({
+      onAdd: (obj, key) => this.indexSecret(obj, key),
+      onUpdate: (_old, obj, key) => this.indexSecret(obj, key),
+      onDelete: (_obj, key) => this.indexSecret(undefined, key),
+    });
     this.controller = runController({
       name: "service-account-token-secrets",
       reconciler: (key) => this.reconcile(key),
@@ -45,15 +61,39 @@ export class ServiceAccountTokenSecrets {
         {
           informer: this.informer,
           toKeys: (obj) => {
-            const namespace = obj.metadata.namespace ?? "";
-            if (obj.kind === "ServiceAccount") return [`${namespace}/${obj.metadata.name ?? ""}`];
-            const account = obj.metadata.annotations?.[this.nameKey];
-            return (obj as Secret).type === SERVICE_ACCOUNT_TOKEN_TYPE && account ? [`${namespace}/${account}`] : [];
+            if (obj.kind === "ServiceAccount") return [`${obj.metadata.namespace ?? ""}/${obj.metadata.name ?? ""}`];
+            const account = this.accountNamedBy(obj);
+            return account ? [account] : [];
           },
         },
       ],
       log,
     });
+  }
+
+  /** Records which account a token Secret names (none once it is deleted or is no token Secret). */
+  private indexSecret(obj: ObjectHeader | undefined, key: ObjectKey): void {
+    if (key.resource !== "core/secrets") return;
+    const secretKey = `${key.namespace}/${key.name}`;
+    const account = obj && this.accountNamedBy(obj);
+    const before = this.accountOfSecret.get(secretKey);
+    if (before === account) return;
+    if (before !== undefined) {
+      const n = this.secretsNaming.get(before)! - 1;
+      if (n === 0) this.secretsNaming.delete(before);
+      else this.secretsNaming.set(before, n);
+      this.accountOfSecret.delete(secretKey);
+    }
+    if (account !== undefined) {
+      this.secretsNaming.set(account, (this.secretsNaming.get(account) ?? 0) + 1);
+      this.accountOfSecret.set(secretKey, account);
+    }
+  }
+
+  /** The account (`namespace/name`) a token Secret is for; undefined for any other Secret. */
+  private accountNamedBy(secret: ObjectHeader): string | undefined {
+    const account = secret.metadata.annotations?.[this.nameKey];
+    return (secret as Secret).type === SERVICE_ACCOUNT_TOKEN_TYPE && account ? `${secret.metadata.namespace ?? ""}/${account}` : undefined;
   }
 
   private async reconcile(key: string): Promise<void> {
