@@ -26,7 +26,7 @@ interface Entry {
   resource: string;
   namespace: string;
   name: string;
-  owners: string[];
+  owners: readonly string[];
 }
 
 interface OwnerReference {
@@ -34,13 +34,19 @@ interface OwnerReference {
   blockOwnerDeletion?: boolean;
 }
 
-const ownerUids = (obj: ObjectHeader): string[] => ((obj.metadata.ownerReferences ?? []) as OwnerReference[]).map((r) => r.uid);
+/** Most objects have no owner: their entries share this list. */
+const NO_OWNERS: readonly string[] = [];
+
+const ownerUids = (obj: ObjectHeader): readonly string[] =>
+  obj.metadata.ownerReferences?.length ? (obj.metadata.ownerReferences as OwnerReference[]).map((r) => r.uid) : NO_OWNERS;
 
 const RETRY_MS = 1000;
 
 export class GarbageCollector {
   /** Every live object by uid, with the owners it names. */
   private readonly objects = new Map<string, Entry>();
+  /** Each storage resource's name once, not once per entry (every stored row brings its own copy). */
+  private readonly resources = new Map<string, string>();
   /** Owner uid → uids of the objects that name it. */
   private readonly dependents = new Map<string, Set<string>>();
   /** Uids to look at; the graph's handlers add them, workers settle them once the graph is complete. */
@@ -88,7 +94,9 @@ export class GarbageCollector {
     const uid = obj.metadata.uid!;
     this.forget(uid);
     const owners = ownerUids(obj);
-    this.objects.set(uid, { resource: key.resource, namespace: key.namespace, name: key.name, owners });
+    let resource = this.resources.get(key.resource);
+    if (resource === undefined) this.resources.set(key.resource, (resource = key.resource));
+    this.objects.set(uid, { resource, namespace: key.namespace, name: key.name, owners });
     for (const owner of owners) {
       let set = this.dependents.get(owner);
       if (!set) this.dependents.set(owner, (set = new Set()));
