@@ -24,6 +24,21 @@ describe("list", () => {
     expect(r.body.items[0].kind).toBe("Deployment");
   });
 
+  it("carries each object as stored, characters beyond ASCII included, in JSON and in YAML", async () => {
+    const ns = await freshNamespace(t.api);
+    const note = "größe ✓ 日本 🚀";
+    for (const n of ["a", "b"]) await t.api.post(secrets(ns), { ...secret(n, {}), metadata: { name: n, annotations: { note } } });
+    const r = await t.api.get(secrets(ns));
+    expect(r.body.items.map((i: any) => [i.metadata.name, i.metadata.annotations.note])).toEqual([
+      ["a", note],
+      ["b", note],
+    ]);
+    const yaml = await t.api.get(secrets(ns), { accept: "application/yaml" });
+    expect(yaml.body.items.map((i: any) => i.metadata.annotations.note)).toEqual([note, note]);
+    const pretty = await t.api.get(`${secrets(ns)}?pretty=true`);
+    expect(pretty.text).toContain(`"note": "${note}"`);
+  });
+
   it("an empty list has items: []", async () => {
     const ns = await freshNamespace(t.api);
     const r = await t.api.get(deploys(ns));

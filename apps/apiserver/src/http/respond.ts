@@ -21,10 +21,12 @@ export function respond(
     headers = new Headers(headers);
     for (const w of new Set(warnings)) headers.append("Warning", warningHeader(w));
   }
+  // JSON text or bytes (a list spliced from stored items) go out as they are when JSON is asked for.
+  const serialized = typeof body === "string" || body instanceof Uint8Array;
   const text =
-    typeof body === "string" && format.type === JSON_TYPE && !pretty
+    serialized && format.type === JSON_TYPE && !pretty
       ? body
-      : serialize(typeof body === "string" ? JSON.parse(body) : body, format, pretty);
+      : serialize(serialized ? JSON.parse(typeof body === "string" ? body : Buffer.from(body).toString()) : body, format, pretty);
   return new Response(text, { status, headers });
 }
 
