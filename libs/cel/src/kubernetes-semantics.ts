@@ -1,11 +1,16 @@
 // Where @marcbachmann/cel-js 8 and cel-go (as Kubernetes configures it) disagree, a parsed expression
 // is adjusted node by node, never the engine's shared registry:
-// - before type checking: has() accepts any select (`has(self[0].matches)`), as cel-go does;
+// - before type checking: has() accepts any select (`has(self[0].matches)`), as cel-go does, and a
+//   value of an open type parameter (`optional.none().?x`) is selected as dyn;
 // - after type checking: matches() runs RE2 (re2.ts), `==`/`!=` compare lists, maps and schema objects
 //   structurally with list-type semantics, `+` concatenates set and map lists as Kubernetes does;
+//   results keep cel-go's ranges (value-ranges.ts), numbers compare across types
+//   (numeric-comparison.ts), null items read as Kubernetes reads them, has() and selection through
+//   an optional, string() of bytes;
 // - cel-go's AST validators: a constant pattern, duration or timestamp must be valid
 //   ("invalid matches argument").
-// The node shapes relied on here are pinned by test/engine-contract.test.ts.
+// The node shapes relied on here are pinned by test/engine-contract.test.ts and exercised by the
+// cel-spec conformance suite (test/conformance.test.ts).
 import { isUtf8 } from "node:buffer";
 import { Environment, Optional } from "@marcbachmann/cel-js";
 import { compareNumbersAcrossTypes } from "./numeric-comparison.js";
