@@ -268,6 +268,7 @@ const timestampAccessors = new Set([
 export function afterCheck(root: unknown, options: { structuralEquality: boolean }): void {
   leftErrorFirst(root);
   walk(root as Node, (n) => {
+    if (n.op === "map") keepMapKeyTypes(n);
     const original = n.handle;
     if (!original) return;
     if ((n.op === "rcall" || n.op === "call") && (n.args as [string])[0] === "matches") {
@@ -324,6 +325,18 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
     compareNumbersAcrossTypes(n);
     passNullItems(n);
   });
+}
+
+/**
+ * The engine builds a map literal as a plain object, whose keys are strings: `{6: 'six'}` iterated
+ * gave "6". A literal with int or bool keys is built as a Map, so its keys keep their CEL type.
+ */
+function keepMapKeyTypes(n: Node): void {
+  const keyKind = (n.checkedType as { keyType?: { kind?: string; name?: string } } | undefined)?.keyType;
+  if (keyKind?.name !== "int" && keyKind?.name !== "bool") return;
+  const node = n as Node & { evaluate(evaluator: { run(node: Node, ctx: unknown): unknown }, self: unknown, ctx: unknown): unknown };
+  node.evaluate = (evaluator, _self, ctx) =>
+    new Map((n.args as [Node, Node][]).map(([key, value]) => [evaluator.run(key, ctx), evaluator.run(value, ctx)]));
 }
 
 const NULL_TYPE = new Environment().evaluate("null_type");

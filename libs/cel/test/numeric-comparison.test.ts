@@ -26,4 +26,8 @@ describe("numbers across types", () => {
     expect(evaluate("[7, 8, 9][dyn(1u)] == 8 && [7, 8, 9][dyn(2.0)] == 9")).toMatchObject({ ok: true, value: true });
     expect(evaluate("[7, 8, 9][dyn(1.5)]")).toMatchObject({ ok: false, message: "unsupported index value" });
   });
+
+  it("a map literal's int keys stay ints", () => {
+    expect(evaluate("{6: 'six', 7: 'seven'}.exists_one(k, k % 5 == 2) && {6: 'six'}[6] == 'six'")).toMatchObject({ ok: true, value: true });
+  });
 });
