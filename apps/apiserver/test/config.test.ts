@@ -26,6 +26,14 @@ describe("configFromEnv", () => {
     expect(c.events).toEqual({ maxMessages: 5000, maxAgeMs: 600_000, replicas: 3 });
   });
 
+  it("takes the Service ranges (--service-cluster-ip-range, --service-node-port-range) and refuses malformed ones", () => {
+    const c = configFromEnv({ ORCH_SERVICE_CLUSTER_IP_RANGE: "10.100.0.7/28", ORCH_SERVICE_NODE_PORT_RANGE: "30000-30015" });
+    expect(c.serviceClusterIPRange).toBe("10.100.0.0/28");
+    expect(c.serviceNodePortRange).toEqual({ first: 30000, last: 30015 });
+    for (const bad of ["30015-30000", "0-10", "30000-70000", "30000", "a-b"])
+      expect(() => configFromEnv({ ORCH_SERVICE_NODE_PORT_RANGE: bad })).toThrow(/service node port range .* is not first-last/);
+  });
+
   it("refuses values that are not non-negative integers", () => {
     expect(() => configFromEnv({ ORCH_EVENTS_MAX_MESSAGES: "lots" })).toThrow(/ORCH_EVENTS_MAX_MESSAGES must be a non-negative integer/);
     expect(() => configFromEnv({ ORCH_PROFILE: "k8s" })).toThrow(/ORCH_PROFILE must be "orch" or "kubernetes"/);
