@@ -6,7 +6,7 @@
 //
 // A project's dist/ is emptied first, so what Nx caches as its output is exactly this build's files.
 import { build } from "esbuild";
-import { existsSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
@@ -55,3 +55,19 @@ await Promise.all(
     }),
   ),
 );
+for (const { out } of entries) asciiOnly(join(root, out));
+
+/**
+ * Escapes what non-ASCII characters remain in a bundle. V8 holds a source with even one of them as two
+ * bytes a character, and reads and compiles it about a fifth slower (the apiserver's 4 MB at every
+ * start). esbuild escapes strings but leaves comments and regular expression literals as written,
+ * where a \u escape means the same character.
+ */
+function asciiOnly(file) {
+  const text = readFileSync(file, "utf8");
+  if (!/[^\x00-\x7f]/.test(text)) return;
+  writeFileSync(
+    file,
+    text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`),
+  );
+}
