@@ -3,7 +3,6 @@
 // directory's CA and keys, and HAProxy in TCP mode on ORCH_PORT in front of them. TLS passes through
 // HAProxy untouched, so client certificates reach the apiservers as before.
 import { readFileSync } from "node:fs";
-import { get as httpsGet } from "node:https";
 
 export interface ApiserverReplicas {
   count: number;
@@ -63,7 +62,9 @@ export function haproxyConfig(replicas: ApiserverReplicas, backends: { name: str
 }
 
 /** Whether the apiserver at `host:port` answers `/readyz` with 200 (its certificate checked against `caFile`). */
-export function answersReady(host: string, port: number, caFile: string): Promise<boolean> {
+export async function answersReady(host: string, port: number, caFile: string): Promise<boolean> {
+  // Loaded here: a launcher without replicas need not load HTTPS before it starts the apiserver.
+  const { get: httpsGet } = await import("node:https");
   return new Promise((resolve) => {
     const request = httpsGet({ host, port, path: "/readyz", ca: readFileSync(caFile), timeout: 1000 }, (response) => {
       response.resume();

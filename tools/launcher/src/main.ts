@@ -6,14 +6,10 @@ import { chmod, mkdir, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { natsConnectOptions } from "@orch/bus-access";
-import { EVENTS_STREAM } from "@orch/events";
-import { type ConnectionOptions, connect as connectNats } from "nats";
-import { followBusAuthorization } from "./bus-authorization.js";
-import { watchJetStream } from "./jetstream-watchdog.js";
 import { answersReady, apiserverReplicasFromEnv, haproxyConfig } from "./apiserver-replicas.js";
-import { natsClusterSize, natsConfigs } from "./nats-config.js";
+import { natsClusterSize } from "./nats-config.js";
 import { Supervised } from "./supervisor.js";
+import { waitFor } from "./wait-for.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const started = Date.now();
@@ -28,14 +24,6 @@ async function freePort(): Promise<number> {
       srv.close(() => resolvePort(port));
     });
   });
-}
-
-async function waitFor(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** A program on the PATH, or in the system directories Debian installs servers into. */
@@ -103,23 +91,6 @@ async function reapEarlierRun(pidFile: string, program: string): Promise<void> {
   log(`[launcher] stopping ${program} (pid ${pid}) left running by an earlier launcher`);
   process.kill(pid, "SIGKILL");
   await waitFor(() => !running(), `${program} of an earlier run to exit`, 5_000);
-}
-
-async function waitForEventStream(bus: ConnectionOptions): Promise<void> {
-  const nc = await connectNats({ ...bus, name: "orch-launcher" });
-  try {
-    const jsm = await nc.jetstreamManager({ checkAPI: false, timeout: 2_000 });
-    await waitFor(
-      () =>
-        jsm.streams.info(EVENTS_STREAM).then(
-          () => true,
-          () => false,
-        ),
-      "the event stream",
-    );
-  } finally {
-    await nc.close();
-  }
 }
 
 async function main(): Promise<void> {
@@ -238,47 +209,24 @@ async function main(): Promise<void> {
   if (ownBus) {
     const routePorts: number[] = [];
     if (natsNodes > 1) for (let i = 0; i < natsNodes; i++) routePorts.push(await freePort());
-    const configs = await natsConfigs({ dataDir, pki, clientPorts: natsPorts, routePorts, authorizationFile: busAuthorizationFile });
-    const servers = configs.map(
-      ({ name, file }) =>
-        new Supervised(
-          {
-            name,
-            command: natsServer,
-            args: ["-c", file],
-            env,
-            // nats-server's banner is noise here; its warnings and errors are not, but for one: nats-server
-            // 2.9 warns of each certificate-mapped client at a reload, and drops it (it reconnects at once).
-            show: (line) => !line.includes("[INF]") && !line.includes("but user required from cert"),
-          },
-          log,
-        ),
+    // Loaded only now (see ./event-bus.ts): the apiserver has not waited for the NATS client's code.
+    const { startEventBus } = await import("./event-bus.js");
+    await startEventBus(
+      {
+        natsServer,
+        dataDir,
+        pki,
+        url: env.ORCH_NATS_URL!,
+        clientPorts: natsPorts,
+        routePorts,
+        authorizationFile: busAuthorizationFile,
+        env,
+      },
+      // Stopped last, after the controllers and the apiserver.
+      (servers) => children.unshift(...servers),
+      (bus) => stoppers.push(() => bus.stop()),
+      log,
     );
-    // Stopped last, after the controllers and the apiserver.
-    children.unshift(...servers);
-    await Promise.all(
-      servers.map((nats) => {
-        const ready = nats.waitForLine((line) => line.includes("Server is ready"), 30_000);
-        nats.start();
-        return ready;
-      }),
-    );
-    log(`[launcher] nats-server listening on ${env.ORCH_NATS_URL}${natsNodes > 1 ? ` (a cluster of ${natsNodes})` : ""}`);
-    // The launcher acts on the bus as the apiserver's relay does: it owns that identity's files anyway.
-    const relay = join(pki, "event-relay");
-    const launcherBus = natsConnectOptions(
-      { servers: env.ORCH_NATS_URL!, caFile: join(pki, "ca.crt"), certFile: `${relay}.crt`, keyFile: `${relay}.key` },
-      "orch-launcher",
-    );
-    // A single server whose JetStream wedges is restarted; a cluster carries on without the stuck node.
-    if (natsNodes === 1) {
-      const watchdog = await watchJetStream(launcherBus, () => servers[0]!.restart("JetStream stopped answering"));
-      stoppers.push(() => watchdog.stop());
-    }
-    const follower = followBusAuthorization(busAuthorizationFile, servers, launcherBus, log);
-    stoppers.push(async () => follower.stop());
-    // Informers need the event stream, which the relay creates once it is connected.
-    await waitForEventStream(launcherBus);
   }
 
   // Each controller finds its own identity in the data directory (controllers/<app>.kubeconfig); a

@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { formatLine } from "@orch/log";
+import { formatLine } from "@orch/log/format";
 
 export interface ChildSpec {
   name: string;
