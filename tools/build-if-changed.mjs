@@ -1,6 +1,7 @@
-// What `npm start` runs before the launcher: the Nx build (`nx run-many -t build`, cached per project),
-// unless nothing that goes into a build has changed since this script last saw one succeed; then it
-// exits at once. Nx alone needs about a second to find that every build is a cache hit (most of it
+// What `npm start` runs: the Nx build (`nx run-many -t build`, cached per project), unless nothing that
+// goes into a build has changed since this script last saw one succeed; then the program its argument
+// names (the launcher's bundle), in this same process: a second Node process would cost its start-up
+// (40 to 100 ms) again. Nx alone needs about a second to find that every build is a cache hit (most of it
 // loading its own code); this check takes a small fraction of that, which is what keeps `npm start`
 // to ready within 1.5 s when nothing changed (issue 18).
 //
@@ -14,6 +15,7 @@ import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 
 const root = resolve(import.meta.dirname, "..");
 const saved = join(root, "node_modules", ".cache", "orch", "build-fingerprint.json");
@@ -80,22 +82,26 @@ function read(path) {
   }
 }
 
-const inputs = inputsHash();
-const last = read(saved);
-if (last?.inputs === inputs && last?.outputs === outputsHash()) {
-  console.error("[build] nothing changed since the last build");
-  process.exit(0);
+function buildIfChanged() {
+  const inputs = inputsHash();
+  const last = read(saved);
+  if (last?.inputs === inputs && last?.outputs === outputsHash()) {
+    console.error("[build] nothing changed since the last build");
+    return;
+  }
+  // In-process plugins: starting a worker process per Nx plugin costs more than the whole graph.
+  const nx = spawnSync(join(root, "node_modules", ".bin", "nx"), ["run-many", "-t", "build"], {
+    cwd: root,
+    stdio: "inherit",
+    env: { ...process.env, NX_ISOLATE_PLUGINS: "false" },
+  });
+  if (nx.status !== 0) process.exit(nx.status ?? 1);
+  // The inputs as they were before the build: a file edited while it ran makes the next start build again.
+  mkdirSync(dirname(saved), { recursive: true });
+  writeFileSync(`${saved}.${process.pid}`, JSON.stringify({ inputs, outputs: outputsHash() }));
+  renameSync(`${saved}.${process.pid}`, saved);
 }
 
-// In-process plugins: starting a worker process per Nx plugin costs more than the whole graph.
-const nx = spawnSync(join(root, "node_modules", ".bin", "nx"), ["run-many", "-t", "build"], {
-  cwd: root,
-  stdio: "inherit",
-  env: { ...process.env, NX_ISOLATE_PLUGINS: "false" },
-});
-if (nx.status !== 0) process.exit(nx.status ?? 1);
-
-// The inputs as they were before the build: a file edited while it ran makes the next start build again.
-mkdirSync(dirname(saved), { recursive: true });
-writeFileSync(`${saved}.${process.pid}`, JSON.stringify({ inputs, outputs: outputsHash() }));
-renameSync(`${saved}.${process.pid}`, saved);
+buildIfChanged();
+const program = process.argv[2];
+if (program) await import(pathToFileURL(resolve(root, program)).href);
