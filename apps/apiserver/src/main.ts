@@ -2,7 +2,6 @@
 // it accepts: request bodies may nest 10,000 levels deep, as in Kubernetes, and decoding, validating,
 // patching and serializing such an object recurses about that deep, further than a default stack
 // (about 1 MiB) allows. This thread only relays signals and supervision to it.
-import { createLogger } from "@orch/log";
 import { Worker } from "node:worker_threads";
 
 /** Room for every recursive step over a 10,000-level object, with a wide margin (see docs/limits.md). */
@@ -15,11 +14,13 @@ const worker = new Worker(new URL("./worker.mjs", import.meta.url), {
   argv: process.argv.slice(2),
   resourceLimits: { stackSizeMb: STACK_MB },
 });
+// The logger (pino) is loaded only to report a failure: at every start it would hold back the server's thread.
+let reported: Promise<void> = Promise.resolve();
 worker.on("error", (e) => {
-  createLogger("apiserver").error("failed", e);
   process.exitCode = 1;
+  reported = import("@orch/log").then(({ createLogger }) => createLogger("apiserver").error("failed", e));
 });
-worker.on("exit", (code) => process.exit(process.exitCode ?? code));
+worker.on("exit", (code) => void reported.then(() => process.exit(process.exitCode ?? code)));
 
 const stop = () => worker.postMessage("stop");
 process.on("SIGINT", stop);
