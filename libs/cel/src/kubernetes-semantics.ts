@@ -1,7 +1,7 @@
 // Where @marcbachmann/cel-js 8 and cel-go (as Kubernetes configures it) disagree, a parsed expression
 // is adjusted node by node, never the engine's shared registry:
 // - before type checking: has() accepts any select (`has(self[0].matches)`), as cel-go does, and a
-//   value of an open type parameter (`optional.none().?x`) is selected as dyn;
+//   value of an open type parameter (`optional.none().?x`, `[].all(e, e > 0)`) is read as dyn;
 // - after type checking: matches() runs RE2 (re2.ts), `==`/`!=` compare lists, maps and schema objects
 //   structurally with list-type semantics, `+` concatenates set and map lists as Kubernetes does;
 //   results keep cel-go's ranges (value-ranges.ts), numbers compare across types
@@ -108,21 +108,27 @@ interface TypeChecker extends Checker {
 
 type NodeCheck = (checker: TypeChecker, node: Node, ctx: unknown) => unknown;
 
-const SELECTIONS = new Set([".", ".?", "[]", "[?]"]);
+/** How many leading operands of a node are read as dyn when their type is an open parameter. */
+const OPEN_OPERANDS = new Map<string, number>([
+  ...[".", ".?", "[]", "[?]"].map((op) => [op, 1] as const),
+  ...["==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%"].map((op) => [op, 2] as const),
+]);
 
 /**
- * cel-go selects and indexes a value whose type is a parameter left open (`optional.none().?x`,
- * `{}.?k.x`) as dyn; the engine refused it ("Cannot index type"). The operand is checked first and
- * its open type read as dyn (in an optional, optional<dyn>), then the node is checked as before.
+ * cel-go reads a value whose type is a parameter left open as dyn: it selects and indexes it
+ * (`optional.none().?x`, `{}.?k.x`) and compares it (`[].all(e, e > 0)`); the engine refused these
+ * ("Cannot index type", overlapping overloads). The operands are checked first and an open type read
+ * as dyn (in an optional, optional<dyn>), then the node is checked as before.
  */
-function selectOnOpenType(n: Node): void {
+function openTypesAsDyn(n: Node, operands: number): void {
   const check = n.meta.check as NodeCheck;
   n.meta.check = (checker: TypeChecker, node: Node, ctx: unknown) => {
-    const operand = (node.args as [Node])[0];
-    const type = checker.check(operand, ctx) as CheckedType;
-    if (type.kind === "param") operand.checkedType = checker.dynType;
-    else if (type.kind === "optional" && type.valueType?.kind === "param") {
-      operand.checkedType = checker.registry.getOptionalType(checker.dynType);
+    for (const operand of (node.args as Node[]).slice(0, operands)) {
+      const type = checker.check(operand, ctx) as CheckedType;
+      if (type.kind === "param") operand.checkedType = checker.dynType;
+      else if (type.kind === "optional" && type.valueType?.kind === "param") {
+        operand.checkedType = checker.registry.getOptionalType(checker.dynType);
+      }
     }
     return check(checker, node, ctx);
   };
@@ -132,7 +138,8 @@ function selectOnOpenType(n: Node): void {
 export function beforeCheck(root: unknown): void {
   walk(root as Node, (n) => {
     if (n.op === "call" && (n.args as [string])[0] === "has" && n.meta.macro) n.meta.macro.typeCheck = typeCheckHas;
-    if (SELECTIONS.has(n.op)) selectOnOpenType(n);
+    const operands = OPEN_OPERANDS.get(n.op);
+    if (operands) openTypesAsDyn(n, operands);
   });
 }
 

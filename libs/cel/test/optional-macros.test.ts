@@ -32,6 +32,8 @@ describe("the optional library", () => {
 
   it("selects on optional.none(), tests presence through an optional, and names the optional type", () => {
     expect(evaluate("!optional.none().?name.hasValue()", {})).toMatchObject({ ok: true, value: true });
+    // An empty list's element type is open too: compared as dyn, as in cel-go.
+    expect(evaluate("[].all(e, e > 0)", {})).toMatchObject({ ok: true, value: true });
     expect(evaluate("has(optional.of(self.m).k) && !has(optional.of(self.m).x)", { m: { k: "v" } })).toMatchObject({
       ok: true,
       value: true,
