@@ -10,6 +10,9 @@ const PASS = "pending-pods";
 
 await runControllerApp({
   name: "scheduler",
+  // kube-scheduler's events library sends each event on its own goroutine: a burst of bindings is not
+  // followed by a minute-long queue of Scheduled events (nor by a full queue that drops them).
+  eventsInFlight: 16,
   setup: (app) => {
     const pods = app.informer<Pod>(podsResource);
     const nodes = app.informer<Node>(nodesResource);

@@ -51,6 +51,8 @@ export interface ControllerAppOptions {
   exit?: (code: number) => void;
   /** Default: prefixed lines on stdout/stderr. */
   log?: Logger;
+  /** Events the app sends at once (EventBroadcasterOptions.inFlight); default 1, as client-go's record library. */
+  eventsInFlight?: number;
 }
 
 export interface ControllerApp {
@@ -149,7 +151,7 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
       return controller;
     },
     eventRecorder: (component) => {
-      broadcaster ??= new EventBroadcaster({ client, log: log.child("events") });
+      broadcaster ??= new EventBroadcaster({ client, log: log.child("events"), inFlight: options.eventsInFlight });
       return broadcaster.recorder(component);
     },
   };

@@ -1,6 +1,7 @@
 // Recording core/v1 Events as client-go's tools/record does, so that `kubectl describe` and `kubectl get
 // events` show what a controller did. Recording never blocks the reconciler: events go on a bounded queue
-// (dropped when it is full) and one writer sends them in order. Before sending, the EventCorrelator's
+// (dropped when it is full) and a writer sends them in order (one at a time, or a few at once with
+// each event's repeats still in order). Before sending, the EventCorrelator's
 // three steps (events_cache.go):
 //   - aggregation: more than 10 events of one source, object, type and reason with different messages
 //     within 10 minutes become one event "(combined from similar events): <message>";
@@ -34,6 +35,12 @@ export interface EventBroadcasterOptions {
   retryDelayMs?: number;
   /** Events waiting to be sent at most; more are dropped (client-go's 1000). */
   queueLength?: number;
+  /**
+   * Events being sent at once, default 1: client-go's record library sends one at a time, its
+   * events/v1 library (kube-scheduler's) each on a goroutine of its own. Those of one correlation key
+   * (an event and its repeats) always go in order.
+   */
+  inFlight?: number;
 }
 
 /** client-go's defaults (events_cache.go, event.go). */
@@ -173,11 +180,13 @@ export class EventBroadcaster {
   private readonly clock: Pick<Clock, "now">;
   private readonly retryDelayMs: number;
   private readonly queueLength: number;
+  private readonly inFlight: number;
   private readonly correlator = new Correlator();
   private readonly queue: Event[] = [];
   private draining: Promise<void> | undefined;
   private stopped = false;
-  private wake: (() => void) | undefined;
+  /** Ends the retry pauses at a stop. */
+  private readonly wakers = new Set<() => void>();
 
   constructor(options: EventBroadcasterOptions) {
     this.client = options.client;
@@ -185,6 +194,7 @@ export class EventBroadcaster {
     this.clock = options.clock ?? realClock;
     this.retryDelayMs = options.retryDelayMs ?? 10_000;
     this.queueLength = options.queueLength ?? 1000;
+    this.inFlight = Math.max(1, options.inFlight ?? 1);
   }
 
   /** A recorder whose events name `component` as their source (`deployment-controller`, …). */
@@ -210,7 +220,7 @@ export class EventBroadcaster {
   stop(): void {
     this.stopped = true;
     this.queue.length = 0;
-    this.wake?.();
+    for (const wake of this.wakers) wake();
   }
 
   /** makeEvent and generateEvent: one occurrence, named after the object and the time. */
@@ -254,20 +264,45 @@ export class EventBroadcaster {
   }
 
   private async drain(): Promise<void> {
-    for (let event = this.queue.shift(); event && !this.stopped; event = this.queue.shift()) {
+    const sending = new Set<Promise<void>>();
+    // The last send of each correlation key: a repeat is a patch of what that send created.
+    const lastOfKey = new Map<string, Promise<void>>();
+    for (;;) {
+      const event = this.stopped ? undefined : this.queue.shift();
+      if (!event) {
+        // Done when nothing is queued or being sent; a send that ends may find more queued meanwhile.
+        if (sending.size === 0) return;
+        await Promise.race(sending);
+        continue;
+      }
       const correlated = this.correlator.correlate(event, this.clock.now());
       if (!correlated) continue;
-      for (let tries = 1; !this.stopped; tries++) {
-        if (await this.send(correlated.key, correlated.event, correlated.patch)) break;
-        if (tries >= MAX_TRIES) {
-          this.log?.error(
-            `unable to write event ${correlated.event.reason} for ${correlated.event.involvedObject.name} (retry limit exceeded)`,
-          );
-          break;
-        }
-        // The first pause is random, so that clients do not retry in step after an outage.
-        await this.sleep(tries === 1 ? Math.random() * this.retryDelayMs : this.retryDelayMs);
+      const before = lastOfKey.get(correlated.key);
+      const send: Promise<void> = (async () => {
+        await before;
+        await this.record(correlated);
+      })().finally(() => {
+        sending.delete(send);
+        if (lastOfKey.get(correlated.key) === send) lastOfKey.delete(correlated.key);
+      });
+      sending.add(send);
+      lastOfKey.set(correlated.key, send);
+      while (sending.size >= this.inFlight) await Promise.race(sending);
+    }
+  }
+
+  /** Sends one correlated event, retrying what the server could not take. */
+  private async record(correlated: { event: Event; key: string; patch: boolean }): Promise<void> {
+    for (let tries = 1; !this.stopped; tries++) {
+      if (await this.send(correlated.key, correlated.event, correlated.patch)) return;
+      if (tries >= MAX_TRIES) {
+        this.log?.error(
+          `unable to write event ${correlated.event.reason} for ${correlated.event.involvedObject.name} (retry limit exceeded)`,
+        );
+        return;
       }
+      // The first pause is random, so that clients do not retry in step after an outage.
+      await this.sleep(tries === 1 ? Math.random() * this.retryDelayMs : this.retryDelayMs);
     }
   }
 
@@ -308,11 +343,13 @@ export class EventBroadcaster {
 
   private sleep(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
+      const wake = () => {
         clearTimeout(timer);
+        this.wakers.delete(wake);
         resolve();
       };
+      const timer = setTimeout(wake, ms);
+      this.wakers.add(wake);
     });
   }
 }
