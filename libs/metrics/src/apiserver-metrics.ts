@@ -3,6 +3,7 @@
 // relay. The HTTP layer records requests through the methods here; storage and relay figures are read
 // at scrape time from the sources the apiserver hands in, so neither depends on this package.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { KeyedCounter, KeyedHistogram } from "./request-series.js";
 import type { RequestKind, RequestLabels } from "./labels.js";
 import { PeakCount } from "./peak.js";
 
@@ -52,7 +53,6 @@ export interface MetricSources {
   now?: () => number;
 }
 
-const REQUEST_LABELS = ["verb", "dry_run", "group", "version", "resource", "subresource", "scope", "component"] as const;
 const LONG_RUNNING_LABELS = ["verb", "group", "version", "resource", "subresource", "scope", "component"] as const;
 
 /** Why a conversion webhook call failed, as apiextensions-apiserver's ConversionWebhookErrorType names it. */
@@ -80,19 +80,15 @@ export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8
 export class ApiserverMetrics {
   /** This apiserver's own registry: several apiservers in one process (tests) do not share series. */
   readonly registry = new Registry();
-  private readonly requests = new Counter({
-    name: "apiserver_request_total",
-    help: "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
-    labelNames: [...REQUEST_LABELS, "code"],
-    registers: [this.registry],
-  });
-  private readonly durations = new Histogram({
-    name: "apiserver_request_duration_seconds",
-    help: "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
-    labelNames: REQUEST_LABELS,
-    buckets: REQUEST_DURATION_BUCKETS,
-    registers: [this.registry],
-  });
+  private readonly requests = new KeyedCounter(
+    "apiserver_request_total",
+    "Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.",
+  ).register(this.registry);
+  private readonly durations = new KeyedHistogram(
+    "apiserver_request_duration_seconds",
+    "Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.",
+    REQUEST_DURATION_BUCKETS,
+  ).register(this.registry);
   private readonly longRunning = new Gauge({
     name: "apiserver_longrunning_requests",
     help: "Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.",
@@ -208,9 +204,10 @@ export class ApiserverMetrics {
 
   /** A request finished (answered in full, or its client went away): counted with its code and timed. */
   observe(labels: RequestLabels, code: number, seconds: number): void {
-    const withComponent = { ...labels, component: COMPONENT };
-    this.requests.inc({ ...withComponent, code: String(code) });
-    this.durations.observe(withComponent, seconds);
+    const key = `${labels.verb}\n${labels.dry_run}\n${labels.group}\n${labels.version}\n${labels.resource}\n${labels.subresource}\n${labels.scope}`;
+    const withComponent = () => ({ ...labels, component: COMPONENT });
+    this.requests.inc(`${key}\n${code}`, () => ({ ...withComponent(), code: String(code) }));
+    this.durations.observe(key, withComponent, seconds);
   }
 
   /** A long-running request (a watch) opened (+1) or ended (-1). */

@@ -22,22 +22,15 @@ export function instrumentRequests(metrics: ApiserverMetrics, registry: KindRegi
     const labels = requestLabels({
       ...info,
       method: c.req.method,
-      contentType: c.req.header("content-type"),
+      // Node's own parsed headers: asking Hono would build a Headers object for this one value.
+      contentType: c.env.incoming.headers["content-type"],
       dryRun: c.get("url").searchParams.getAll("dryRun"),
     });
     const started = performance.now();
     const outgoing = c.env.outgoing;
-    const closed = new Promise<void>((resolve) => outgoing.once("close", resolve));
     const watch = info.verb === "watch";
     const kind = requestKindOf(info.verb);
-    if (watch) metrics.longRunningChanged(labels, 1);
-    else metrics.inFlightChanged(kind, 1);
-    try {
-      await next();
-    } finally {
-      if (!watch) metrics.inFlightChanged(kind, -1);
-    }
-    void closed.then(() => {
+    outgoing.once("close", () => {
       if (watch) metrics.longRunningChanged(labels, -1);
       // A watch writes its stream (and status) to the connection itself; other answers go through Hono.
       const code = outgoing.headersSent ? outgoing.statusCode : c.res.status;
@@ -48,6 +41,13 @@ export function instrumentRequests(metrics: ApiserverMetrics, registry: KindRegi
       // was written, or whose handler the deadline stopped, was aborted.
       if (!watch && (!outgoing.writableFinished || c.get("deadline")?.passed)) metrics.aborted(labels);
     });
+    if (watch) metrics.longRunningChanged(labels, 1);
+    else metrics.inFlightChanged(kind, 1);
+    try {
+      await next();
+    } finally {
+      if (!watch) metrics.inFlightChanged(kind, -1);
+    }
   };
 }
 
