@@ -404,9 +404,17 @@ export class SqliteStorage implements ServingStorage {
     if (after) where.push(sql`(namespace, name) > (${after.namespace}, ${after.name})`);
     const cond = sql.join(where, sql` AND `);
     if (!historical) {
-      return this.db.all<ScannedRow>(
-        sql`SELECT resource, namespace, name, revision, value FROM objects WHERE ${cond} ORDER BY namespace, name LIMIT ${limit}`,
+      // The resource, and the namespace when the query names one, are the query's own: not read back as a
+      // new string per row (a third of the time a list of 10,000 spends in SQLite).
+      const { resource, namespace } = query;
+      const rows = this.db.all<ScannedRow>(
+        sql`SELECT ${namespace === undefined ? sql`namespace, ` : sql``}name, revision, value FROM objects WHERE ${cond} ORDER BY namespace, name LIMIT ${limit}`,
       );
+      for (const row of rows) {
+        row.resource = resource;
+        if (namespace !== undefined) row.namespace = namespace;
+      }
+      return rows;
     }
     // State at an older revision: objects untouched since then, plus, for every key changed after it,
     // the state before its first later change (unless that change created it).
