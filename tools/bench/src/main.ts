@@ -351,7 +351,12 @@ function conversionRows(c: ConversionFigures): [string, string, string][] {
 
 const rate = (r: LoadResult) => `${fmt(r.perSecond, 0)} (p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms)`;
 
-async function main(): Promise<void> {
+/**
+ * Every figure; with `apiOnly` (`npm run bench -- --api`) only the apiserver's own (issue 18's: creates,
+ * gets, list, watch latency and fan-out, the mixed workload, memory) beside the baseline server, in a few minutes.
+ */
+async function main(apiOnly = false): Promise<void> {
+  const unlessApiOnly = <T>(measure: () => Promise<T>): Promise<T | undefined> => (apiOnly ? Promise.resolve(undefined) : measure());
   const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-"));
   const api = await startApiserver(dataDir);
   const p = pool(api.origin, api.tls, CONCURRENCY);
@@ -377,15 +382,10 @@ async function main(): Promise<void> {
   const watch = await watchLatency(api, p);
   const fanout = await watcherFanout(api.origin, api.tls, p, N.watchers, N.fanoutEvents, 20, "fanout-20");
   const fanoutBusy = await watcherFanout(api.origin, api.tls, p, N.watchers, N.fanoutEvents, 100, "fanout-100");
-  const tokens = await tokenLoad(api.origin, api.tls, p, N.tokens, CONCURRENCY);
-  const authz = await authorizationLoad(api.origin, api.tls, p, N.gets, CONCURRENCY, 100);
-  const slow = await slowClientLatency(
-    api.origin,
-    api.tls,
-    p,
-    "/api/v1/namespaces/default/serviceaccounts/sa-1",
-    N.slowClients,
-    N.gets / 10,
+  const tokens = await unlessApiOnly(() => tokenLoad(api.origin, api.tls, p, N.tokens, CONCURRENCY));
+  const authz = await unlessApiOnly(() => authorizationLoad(api.origin, api.tls, p, N.gets, CONCURRENCY, 100));
+  const slow = await unlessApiOnly(() =>
+    slowClientLatency(api.origin, api.tls, p, "/api/v1/namespaces/default/serviceaccounts/sa-1", N.slowClients, N.gets / 10),
   );
 
   const p64 = pool(api.origin, api.tls, 64);
@@ -404,26 +404,14 @@ async function main(): Promise<void> {
   const rssRestarted = await restartApiserver(dataDir);
   await rm(dataDir, { recursive: true, force: true });
 
-  // Events on NATS: an apiserver of its own with the relay on, and a nats-server.
-  const nats = await startNatsServer();
-  const natsDir = await mkdtemp(join(tmpdir(), "orch-bench-nats-"));
-  const withNats = await startApiserver(natsDir, { ORCH_NATS_URL: nats.url });
-  const p3 = pool(withNats.origin, withNats.tls, CONCURRENCY);
-  await createMany(p3, "default", "warm", 1000);
-  const natsLat = await natsLatency(p3, nats.url, 1_000, N.natsSeconds);
-  const natsRate = await eventRate(p3, nats, N.natsEvents, CONCURRENCY);
-  await p3.close();
-  await withNats.stop();
-  await nats.stop();
-  await rm(natsDir, { recursive: true, force: true });
-
-  const starts = await startFigures();
-  const planes = await controlPlaneStarts(root, N.starts);
+  const events = await unlessApiOnly(natsFigures);
+  const starts = await unlessApiOnly(startFigures);
+  const planes = await unlessApiOnly(() => controlPlaneStarts(root, N.starts));
   const base = await baseline(api.tls, api.serving);
-  const crd = await crds();
-  const adm = await admission();
-  const conv = await conversion();
-  const pods = await podFigures(root, N.podNodes, N.podReplicas);
+  const crd = await unlessApiOnly(crds);
+  const adm = await unlessApiOnly(admission);
+  const conv = await unlessApiOnly(conversion);
+  const pods = await unlessApiOnly(() => podFigures(root, N.podNodes, N.podReplicas));
 
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const rows: [string, string, string][] = [
@@ -436,58 +424,55 @@ async function main(): Promise<void> {
       `p50 ${fmt(f.p50)} ms, p99 ${fmt(f.p99)} ms (${f.deliveries.toLocaleString("en")} of ${(f.watchers * f.events).toLocaleString("en")} deliveries)`,
       f === fanout ? "p99 ≤ 100 ms" : "",
     ]),
-    [
-      `commit → core NATS subscriber event at ${fmt(natsLat.sentPerSecond, 0)} creates/s for ${N.natsSeconds} s (the relay's Orch-Committed-At header)`,
-      `p50 ${fmt(natsLat.commitP50)} ms, p99 ${fmt(natsLat.commitP99)} ms (${natsLat.events} events)`,
-      "p99 ≤ 15 ms",
-    ],
-    [
-      "the same from sending the create request (adds the HTTP request and its queueing)",
-      `p50 ${fmt(natsLat.p50)} ms, p99 ${fmt(natsLat.p99)} ms`,
-      "",
-    ],
-    [
-      `events/s at a NATS subscriber during a burst of ${N.natsEvents.toLocaleString("en")} creates (32 clients)`,
-      `${fmt(natsRate.burst, 0)} (creates ${fmt(natsRate.creates, 0)}/s)`,
-      "",
-    ],
-    [
-      `events/s the relay publishes a backlog into JetStream (${natsRate.backlogEvents.toLocaleString("en")} written while NATS was down)`,
-      fmt(natsRate.backlog, 0),
-      "",
-    ],
+    ...(events ? natsRows(events) : []),
     ...[mixed, mixedFull].map((m): [string, string, string] => [
       `mixed: 70 % gets, 20 % updates, 10 % lists by label (1 % of ${MIXED_OBJECTS.toLocaleString("en")}), 64 clients${m === mixedFull ? `, beside ${N.stored.toLocaleString("en")} stored objects` : ""}`,
       mixedRow(m),
       "",
     ]),
-    [
-      `a get (4 clients) alone, and while ${slow.slow} slow connections hold half-sent headers`,
-      `p50 ${fmt(slow.alone.p50)} / p99 ${fmt(slow.alone.p99)} ms alone; p50 ${fmt(slow.besideSlow.p50)} / p99 ${fmt(slow.besideSlow.p99)} ms beside them`,
-      "",
-    ],
-    ["service account tokens issued/s (TokenRequest)", rate(tokens.issued), ""],
-    ["token reviews/s, a new token each (signature verified)", rate(tokens.reviewsFresh), ""],
-    ["token reviews/s, one token again (signature remembered)", rate(tokens.reviewsSame), ""],
-    ["gets/s authenticated by a service account token", rate(tokens.requests), ""],
-    [`gets/s by a service account allowed by RBAC (${authz.bindings} other bindings)`, rate(authz.allowed), ""],
-    [`requests/s denied by RBAC (403, ${authz.bindings} other bindings)`, rate(authz.denied), ""],
-    ...startRows(starts),
-    [
-      "startControlPlane() (@orch/control-plane/testing) to a ready kubeconfig: no controllers / all",
-      `${fmt(percentile(planes.none, 50), 0)} / ${fmt(percentile(planes.all, 50), 0)} ms median of ${planes.none.length}`,
-      "≤ 1,000 / ≤ 1,500 ms",
-    ],
-    [
-      "one such control plane with every controller: RSS of all its processes; 8 started at once",
-      `${fmt(planes.rssMiB, 0)} MiB; the 8 ready after ${fmt(planes.parallel.ms, 0)} ms`,
-      "",
-    ],
+    ...(slow
+      ? [
+          [
+            `a get (4 clients) alone, and while ${slow.slow} slow connections hold half-sent headers`,
+            `p50 ${fmt(slow.alone.p50)} / p99 ${fmt(slow.alone.p99)} ms alone; p50 ${fmt(slow.besideSlow.p50)} / p99 ${fmt(slow.besideSlow.p99)} ms beside them`,
+            "",
+          ] as Row,
+        ]
+      : []),
+    ...(tokens
+      ? ([
+          ["service account tokens issued/s (TokenRequest)", rate(tokens.issued), ""],
+          ["token reviews/s, a new token each (signature verified)", rate(tokens.reviewsFresh), ""],
+          ["token reviews/s, one token again (signature remembered)", rate(tokens.reviewsSame), ""],
+          ["gets/s authenticated by a service account token", rate(tokens.requests), ""],
+        ] as Row[])
+      : []),
+    ...(authz
+      ? ([
+          [`gets/s by a service account allowed by RBAC (${authz.bindings} other bindings)`, rate(authz.allowed), ""],
+          [`requests/s denied by RBAC (403, ${authz.bindings} other bindings)`, rate(authz.denied), ""],
+        ] as Row[])
+      : []),
+    ...(starts ? startRows(starts) : []),
+    ...(planes
+      ? ([
+          [
+            "startControlPlane() (@orch/control-plane/testing) to a ready kubeconfig: no controllers / all",
+            `${fmt(percentile(planes.none, 50), 0)} / ${fmt(percentile(planes.all, 50), 0)} ms median of ${planes.none.length}`,
+            "≤ 1,000 / ≤ 1,500 ms",
+          ],
+          [
+            "one such control plane with every controller: RSS of all its processes; 8 started at once",
+            `${fmt(planes.rssMiB, 0)} MiB; the 8 ready after ${fmt(planes.parallel.ms, 0)} ms`,
+            "",
+          ],
+        ] as Row[])
+      : []),
     rssRow(N.stored, rssLoaded, rssRestarted),
-    ...crdRows(crd),
-    ...admissionRows(adm),
-    ...conversionRows(conv),
-    ...podRows(pods),
+    ...(crd ? crdRows(crd) : []),
+    ...(adm ? admissionRows(adm) : []),
+    ...(conv ? conversionRows(conv) : []),
+    ...(pods ? podRows(pods) : []),
     [
       "baseline (Hono + better-sqlite3) creates/s",
       `${fmt(base.creates.perSecond, 0)} (p99 ${fmt(base.creates.p99)} ms); orch = ${fmt((100 * creates.perSecond) / base.creates.perSecond, 0)} %`,
@@ -502,29 +487,76 @@ async function main(): Promise<void> {
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [a, b, c] of rows) console.log(`| ${a} | ${b} | ${c} |`);
-  const tokenErrors = tokens.issued.errors + tokens.reviewsFresh.errors + tokens.reviewsSame.errors + tokens.requests.errors;
-  const errors =
-    creates.errors +
-    gets.errors +
-    fanout.errors +
-    natsLat.errors +
-    tokenErrors +
-    authz.allowed.errors +
-    authz.denied.errors +
-    mixed.errors +
-    mixedFull.errors +
-    slow.alone.errors +
-    slow.besideSlow.errors +
-    base.creates.errors +
-    base.gets.errors +
-    crd.plain.errors +
-    crd.withRules.errors +
-    adm.plain.errors +
-    adm.policy.errors +
-    adm.webhooks.errors +
-    conv.plain.errors +
-    conv.webhook.errors;
+  const failed = (...results: ({ errors: number } | undefined)[]) => results.reduce((n, r) => n + (r?.errors ?? 0), 0);
+  const errors = failed(
+    creates,
+    gets,
+    fanout,
+    events?.latency,
+    tokens?.issued,
+    tokens?.reviewsFresh,
+    tokens?.reviewsSame,
+    tokens?.requests,
+    authz?.allowed,
+    authz?.denied,
+    mixed,
+    mixedFull,
+    slow?.alone,
+    slow?.besideSlow,
+    base.creates,
+    base.gets,
+    crd?.plain,
+    crd?.withRules,
+    adm?.plain,
+    adm?.policy,
+    adm?.webhooks,
+    conv?.plain,
+    conv?.webhook,
+  );
   if (errors > 0) console.log(`\n${errors} requests failed`);
+}
+
+type Row = [string, string, string];
+
+/** Events on NATS: an apiserver of its own with the relay on, and a nats-server. */
+async function natsFigures() {
+  const nats = await startNatsServer();
+  const natsDir = await mkdtemp(join(tmpdir(), "orch-bench-nats-"));
+  const withNats = await startApiserver(natsDir, { ORCH_NATS_URL: nats.url });
+  const p = pool(withNats.origin, withNats.tls, CONCURRENCY);
+  await createMany(p, "default", "warm", 1000);
+  const latency = await natsLatency(p, nats.url, 1_000, N.natsSeconds);
+  const rate = await eventRate(p, nats, N.natsEvents, CONCURRENCY);
+  await p.close();
+  await withNats.stop();
+  await nats.stop();
+  await rm(natsDir, { recursive: true, force: true });
+  return { latency, rate };
+}
+
+function natsRows({ latency, rate }: Awaited<ReturnType<typeof natsFigures>>): Row[] {
+  return [
+    [
+      `commit → core NATS subscriber event at ${fmt(latency.sentPerSecond, 0)} creates/s for ${N.natsSeconds} s (the relay's Orch-Committed-At header)`,
+      `p50 ${fmt(latency.commitP50)} ms, p99 ${fmt(latency.commitP99)} ms (${latency.events} events)`,
+      "p99 ≤ 15 ms",
+    ],
+    [
+      "the same from sending the create request (adds the HTTP request and its queueing)",
+      `p50 ${fmt(latency.p50)} ms, p99 ${fmt(latency.p99)} ms`,
+      "",
+    ],
+    [
+      `events/s at a NATS subscriber during a burst of ${N.natsEvents.toLocaleString("en")} creates (32 clients)`,
+      `${fmt(rate.burst, 0)} (creates ${fmt(rate.creates, 0)}/s)`,
+      "",
+    ],
+    [
+      `events/s the relay publishes a backlog into JetStream (${rate.backlogEvents.toLocaleString("en")} written while NATS was down)`,
+      fmt(rate.backlog, 0),
+      "",
+    ],
+  ];
 }
 
 /** Starts an apiserver again on `dataDir`: its RSS after the start and one list of every ServiceAccount. */
@@ -692,5 +724,5 @@ if (process.argv[2] === "--baseline-server") {
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [a, b, t] of startRows(s)) console.log(`| ${a} | ${b} | ${t} |`);
 } else {
-  await main();
+  await main(process.argv.includes("--api"));
 }
