@@ -102,38 +102,35 @@ export async function ensureBusCredentials(dataDir: string, pki: ClusterPki, hos
   const dir = join(dataDir, "pki");
   const ca = { certPem: pki.caPem, keyPem: pki.caKeyPem };
   const { ips, dns } = splitHosts(hostnames);
-  // Independent pairs, made side by side: key generation and file writes overlap (so below).
-  await Promise.all([
-    ensurePair(dir, "nats-server", () =>
-      issueCertificate({
-        ca,
-        subject: { commonName: "orch-nats" },
-        dnsNames: dns,
-        ipAddresses: ips,
-        usages: ["digital signature", "key encipherment", "server auth"],
-        validitySeconds: ONE_YEAR,
-      }),
-    ),
-    // A cluster's servers connect to one another with mutual TLS: this certificate serves and is presented.
-    ensurePair(dir, "nats-route", () =>
-      issueCertificate({
-        ca,
-        subject: { commonName: "orch-nats-route" },
-        dnsNames: dns,
-        ipAddresses: ips,
-        usages: ["digital signature", "key encipherment", "server auth", "client auth"],
-        validitySeconds: ONE_YEAR,
-      }),
-    ),
-    ensurePair(dir, "event-relay", () =>
-      issueCertificate({
-        ca,
-        subject: { commonName: EVENT_RELAY_USER },
-        usages: ["digital signature", "key encipherment", "client auth"],
-        validitySeconds: ONE_YEAR,
-      }),
-    ),
-  ]);
+  await ensurePair(dir, "nats-server", () =>
+    issueCertificate({
+      ca,
+      subject: { commonName: "orch-nats" },
+      dnsNames: dns,
+      ipAddresses: ips,
+      usages: ["digital signature", "key encipherment", "server auth"],
+      validitySeconds: ONE_YEAR,
+    }),
+  );
+  // A cluster's servers connect to one another with mutual TLS: this certificate serves and is presented.
+  await ensurePair(dir, "nats-route", () =>
+    issueCertificate({
+      ca,
+      subject: { commonName: "orch-nats-route" },
+      dnsNames: dns,
+      ipAddresses: ips,
+      usages: ["digital signature", "key encipherment", "server auth", "client auth"],
+      validitySeconds: ONE_YEAR,
+    }),
+  );
+  await ensurePair(dir, "event-relay", () =>
+    issueCertificate({
+      ca,
+      subject: { commonName: EVENT_RELAY_USER },
+      usages: ["digital signature", "key encipherment", "client auth"],
+      validitySeconds: ONE_YEAR,
+    }),
+  );
 }
 
 /** A client credential: certificate and key, PEM. */
@@ -155,19 +152,19 @@ export async function ensureControllerCredentials(
   const dir = join(dataDir, "pki", "controllers");
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const ca = { certPem: pki.caPem, keyPem: pki.caKeyPem };
-  const pairs = await Promise.all(
-    apps.map((app) =>
-      ensurePair(dir, app, () =>
-        issueCertificate({
-          ca,
-          subject: { commonName: userOf(app) },
-          usages: ["digital signature", "key encipherment", "client auth"],
-          validitySeconds: ONE_YEAR,
-        }),
-      ),
-    ),
-  );
-  return new Map(apps.map((app, i) => [app, pairs[i]!]));
+  const credentials = new Map<string, ClientCredential>();
+  for (const app of apps) {
+    const pair = await ensurePair(dir, app, () =>
+      issueCertificate({
+        ca,
+        subject: { commonName: userOf(app) },
+        usages: ["digital signature", "key encipherment", "client auth"],
+        validitySeconds: ONE_YEAR,
+      }),
+    );
+    credentials.set(app, pair);
+  }
+  return credentials;
 }
 
 /** The orchlet's bootstrap identity (Kubernetes' bootstrap token user): it may only ask for node client certificates. */
