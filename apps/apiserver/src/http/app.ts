@@ -8,6 +8,7 @@ import type { Authorizer } from "@orch/registry";
 import type { ServiceAccountTokens } from "@orch/tokens";
 import { type Context, Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
+import type { IncomingHttpHeaders } from "node:http";
 import type { ChainResult, Credentials } from "../authn/authenticators.js";
 import { oidcDiscoveryRoutes } from "../authn/oidc.js";
 import { audit, auditID, failedAuthenticationAudit } from "./audit.js";
@@ -17,7 +18,7 @@ import { type FlowControlConfig, flowControlDefaults } from "../flow-control/pri
 import { type Env, authentication, authorization, deadline, impersonation, limitBody, requestLog } from "./filters.js";
 import { instrumentRequests, metricsEndpoint } from "./metrics.js";
 import { OpenApiDocuments } from "./openapi.js";
-import { MAX_BODY_BYTES, type ResourceDeps, handleResource, methodNotAllowed } from "./resources/index.js";
+import { MAX_BODY_BYTES, type RequestHeaders, type ResourceDeps, handleResource, methodNotAllowed } from "./resources/index.js";
 import { respond, respondError } from "./respond.js";
 
 export interface AppDeps extends ResourceDeps {
@@ -149,7 +150,7 @@ export function createApp(deps: AppDeps): Hono<Env> {
     return handleResource(deps, {
       info,
       query: url.searchParams,
-      headers: c.req.raw.headers,
+      headers: nodeHeaders(c.env.incoming.headers),
       ctx: c.get("ctx"),
       onClose: (callback) => c.env.outgoing.once("close", callback),
       openStream: (status, headers) => {
@@ -173,6 +174,20 @@ export function createApp(deps: AppDeps): Hono<Env> {
   }
 
   return app;
+}
+
+/**
+ * The headers Node has already parsed: a web `Headers` object (what Hono's request would build for
+ * them) costs a few microseconds per request, for the two or three values a handler reads.
+ */
+function nodeHeaders(headers: IncomingHttpHeaders): RequestHeaders {
+  return {
+    get: (name) => {
+      const value = headers[name.toLowerCase()];
+      if (value === undefined) return null;
+      return Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
 }
 
 function withType(response: Response, type: string): Response {

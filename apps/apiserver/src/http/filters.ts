@@ -80,7 +80,7 @@ export function authentication(authenticate: (credentials: Credentials) => Promi
   return async (c, next) => {
     const result = await authenticate({
       socket: c.env.incoming.socket as TLSSocket,
-      token: bearerToken(c.req.header("authorization")),
+      token: bearerToken(c.env.incoming.headers.authorization),
       // Node builds headersDistinct anew on each access: once per request.
       headers: c.env.incoming.headersDistinct,
     });

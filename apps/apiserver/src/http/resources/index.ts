@@ -1,3 +1,3 @@
 export { methodNotAllowed } from "./errors.js";
 export { handleResource } from "./handle.js";
-export { type IncomingRequest, MAX_BODY_BYTES, type ResourceDeps, type ResponseStream } from "./request.js";
+export { type IncomingRequest, MAX_BODY_BYTES, type RequestHeaders, type ResourceDeps, type ResponseStream } from "./request.js";

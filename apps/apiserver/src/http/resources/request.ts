@@ -13,10 +13,15 @@ export interface ResourceDeps {
   initialEventsAnnotation: string;
 }
 
+/** A request's headers by name (case-insensitive), several values of one joined by ", " as `Headers` does. */
+export interface RequestHeaders {
+  get(name: string): string | null;
+}
+
 export interface IncomingRequest {
   info: ResourceRequest;
   query: URLSearchParams;
-  headers: Headers;
+  headers: RequestHeaders;
   readBody(): Promise<Uint8Array>;
   ctx: RequestContext;
   /** Calls back when the client goes away (watch). */
