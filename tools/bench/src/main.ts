@@ -707,7 +707,8 @@ if (process.argv[2] === "--baseline-server") {
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [a, b, t] of [listRow(m.list), rssRow(m.stored, m.rssLoaded, m.rssRestarted)]) console.log(`| ${a} | ${b} | ${t} |`);
-  console.log(`\n${m.created.toLocaleString("en")} ServiceAccounts created, ${m.stored.toLocaleString("en")} stored`);
+  const loading = m.bulkCreates ? `; loaded at ${rate(m.bulkCreates)} creates/s` : "";
+  console.log(`\n${m.created.toLocaleString("en")} ServiceAccounts created, ${m.stored.toLocaleString("en")} stored${loading}`);
 } else if (process.argv.includes("--crds")) {
   // `npm run bench -- --crds`: only the custom resource figures.
   const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
