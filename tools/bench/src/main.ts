@@ -263,6 +263,8 @@ async function baseline(tls: Tls, serving: { cert: string; key: string }): Promi
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
+/** The machine every table names in its heading. */
+const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
 
 /** The CRD figures (crds.ts) on a launcher of their own: kubernetes profile, the crd-controller, no bus. */
 async function crds(): Promise<CrdFigures> {
@@ -413,7 +415,6 @@ async function main(apiOnly = false): Promise<void> {
   const conv = await unlessApiOnly(conversion);
   const pods = await unlessApiOnly(() => podFigures(root, N.podNodes, N.podReplicas));
 
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const rows: [string, string, string][] = [
     ["creates/s (32 clients)", `${fmt(creates.perSecond, 0)} (p50 ${fmt(creates.p50)} ms, p99 ${fmt(creates.p99)} ms)`, "≥ 3,000"],
     ["gets/s (32 clients)", `${fmt(gets.perSecond, 0)} (p50 ${fmt(gets.p50)} ms, p99 ${fmt(gets.p99)} ms)`, "≥ 10,000"],
@@ -619,7 +620,6 @@ if (process.argv[2] === "--baseline-server") {
   await mixedKindsOnly();
 } else if (process.argv.includes("--admission")) {
   // `npm run bench -- --admission`: only the admission figures.
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const a = await admission();
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
@@ -628,7 +628,6 @@ if (process.argv[2] === "--baseline-server") {
   if (failed > 0) console.log(`\n${failed} requests failed`);
 } else if (process.argv.includes("--conversion")) {
   // `npm run bench -- --conversion`: only the conversion webhook figures.
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const c = await conversion();
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
@@ -636,7 +635,6 @@ if (process.argv[2] === "--baseline-server") {
   if (c.plain.errors + c.webhook.errors > 0) console.log(`\n${c.plain.errors + c.webhook.errors} requests failed`);
 } else if (process.argv.includes("--scheduling")) {
   // `npm run bench -- --scheduling`: only the scheduler's figures.
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-"));
   const api = await startApiserver(dataDir);
   const p = pool(api.origin, api.tls, CONCURRENCY);
@@ -656,7 +654,6 @@ if (process.argv[2] === "--baseline-server") {
   await rm(dataDir, { recursive: true, force: true });
 } else if (process.argv.includes("--pods")) {
   // `npm run bench -- --pods`: only the pods figures.
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const f = await podFigures(root, N.podNodes, N.podReplicas);
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
@@ -671,7 +668,6 @@ if (process.argv[2] === "--baseline-server") {
   );
 } else if (process.argv.includes("--replicas")) {
   // `npm run bench -- --replicas`: SQLite, PostgreSQL, and three PostgreSQL apiservers behind HAProxy.
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const r: ReplicaFigures = await replicaFigures({
     start: (dataDir, env) => startApiserver(dataDir, env),
     launcher: join(root, "tools", "launcher", "dist", "main.mjs"),
@@ -691,7 +687,6 @@ if (process.argv[2] === "--baseline-server") {
   if (failed > 0) console.log(`\n${failed} requests failed`);
 } else if (process.argv.includes("--memory")) {
   // `npm run bench -- --memory`: only the list and memory figures.
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-"));
   const api = await startApiserver(dataDir);
   const p = pool(api.origin, api.tls, CONCURRENCY);
@@ -711,7 +706,6 @@ if (process.argv[2] === "--baseline-server") {
   console.log(`\n${m.created.toLocaleString("en")} ServiceAccounts created, ${m.stored.toLocaleString("en")} stored${loading}`);
 } else if (process.argv.includes("--crds")) {
   // `npm run bench -- --crds`: only the custom resource figures.
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const c = await crds();
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
@@ -719,7 +713,6 @@ if (process.argv[2] === "--baseline-server") {
   if (c.plain.errors + c.withRules.errors > 0) console.log(`\n${c.plain.errors + c.withRules.errors} requests failed`);
 } else if (process.argv.includes("--starts")) {
   // `npm run bench -- --starts`: only the start figures.
-  const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
   const s = await startFigures();
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
