@@ -97,8 +97,9 @@ spec:
 
     await apply("urgent", pod("urgent", "high"));
     const node = await runningOn("urgent");
+    // The scheduler's events trail its writes: until the event is stored, kubectl says "No resources found".
     const preempted = await eventually("one Preempted event", async () => {
-      const out = await ok("get", "events", "--field-selector", "reason=Preempted", "--no-headers");
+      const out = (await cp.kubectl("get", "events", "--field-selector", "reason=Preempted", "--no-headers")).stdout;
       return out.trim() !== "" && out.trim().split("\n");
     });
     expect(preempted).toHaveLength(1);
