@@ -22,11 +22,10 @@ export class ServiceAccountTokenSecrets {
   private readonly nameKey: string;
   private readonly uidKey: string;
   /**
-   * The account (`namespace/name`) each token Secret (by `namespace/name`) names, and how many name each
-   * account: an account no token Secret names has nothing to reconcile, so its events are not even parsed.
+   * Account (`namespace/name`) → the names of the token Secrets naming it: an account no token Secret
+   * names has nothing to reconcile, so its events are not even parsed.
    */
-  private readonly accountOfSecret = new Map<string, string>();
-  private readonly secretsNaming = new Map<string, number>();
+  private readonly tokenSecrets = new Map<string, Set<string>>();
 
   constructor(
     storage: Storage,
@@ -45,13 +44,13 @@ export class ServiceAccountTokenSecrets {
     // Secrets are listed first: the index is complete before the first account is looked at.
     this.informer = new StorageInformer(storage, {
       resources: ["core/secrets", "core/serviceaccounts"],
-      keep: (key) => key.resource !== "core/serviceaccounts" || this.secretsNaming.has(`${key.namespace}/${key.name}`),
+      keep: (key) => key.resource !== "core/serviceaccounts" || this.tokenSecrets.has(`${key.namespace}/${key.name}`),
       log,
     });
     this.informer.addEventHandler({
-      onAdd: (obj, key) => this.indexSecret(obj, key),
-      onUpdate: (_old, obj, key) => this.indexSecret(obj, key),
-      onDelete: (_obj, key) => this.indexSecret(undefined, key),
+      onAdd: (obj, key) => this.indexSecret(key, undefined, obj),
+      onUpdate: (old, obj, key) => this.indexSecret(key, old, obj),
+      onDelete: (obj, key) => this.indexSecret(key, obj, undefined),
     });
     this.controller = runController({
       name: "service-account-token-secrets",
@@ -71,23 +70,18 @@ export class ServiceAccountTokenSecrets {
     });
   }
 
-  /** Records which account a token Secret names (none once it is deleted or is no token Secret). */
-  private indexSecret(obj: ObjectHeader | undefined, key: ObjectKey): void {
+  /** Moves a Secret in the index from the account its previous state named to the one it names now. */
+  private indexSecret(key: ObjectKey, before: ObjectHeader | undefined, after: ObjectHeader | undefined): void {
     if (key.resource !== "core/secrets") return;
-    const secretKey = `${key.namespace}/${key.name}`;
-    const account = obj && this.accountNamedBy(obj);
-    const before = this.accountOfSecret.get(secretKey);
-    if (before === account) return;
-    if (before !== undefined) {
-      const n = this.secretsNaming.get(before)! - 1;
-      if (n === 0) this.secretsNaming.delete(before);
-      else this.secretsNaming.set(before, n);
-      this.accountOfSecret.delete(secretKey);
+    const was = before && this.accountNamedBy(before);
+    const now = after && this.accountNamedBy(after);
+    if (was === now) return;
+    if (was !== undefined) {
+      const names = this.tokenSecrets.get(was);
+      names?.delete(key.name);
+      if (names?.size === 0) this.tokenSecrets.delete(was);
     }
-    if (account !== undefined) {
-      this.secretsNaming.set(account, (this.secretsNaming.get(account) ?? 0) + 1);
-      this.accountOfSecret.set(secretKey, account);
-    }
+    if (now !== undefined) this.tokenSecrets.set(now, (this.tokenSecrets.get(now) ?? new Set<string>()).add(key.name));
   }
 
   /** The account (`namespace/name`) a token Secret is for; undefined for any other Secret. */
