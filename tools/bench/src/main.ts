@@ -207,7 +207,7 @@ async function startFigures(): Promise<StartFigures> {
   return { launcher, npmStart };
 }
 
-function startRows(s: StartFigures): [string, string, string][] {
+function startRows(s: StartFigures): Row[] {
   const summary = (times: number[]) => {
     const sorted = [...times].sort((a, b) => a - b);
     return `${fmt(percentile(sorted, 50), 0)} ms median of ${sorted.length} (${fmt(sorted[0]!, 0)}–${fmt(sorted.at(-1)!, 0)})`;
@@ -263,6 +263,9 @@ async function baseline(tls: Tls, serving: { cert: string; key: string }): Promi
 }
 
 const fmt = (n: number, digits = 1) => n.toFixed(digits);
+/** One line of a figures table: measure, result, target. */
+type Row = [string, string, string];
+
 /** The machine every table names in its heading. */
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim()}, ${fmt(totalmem() / 2 ** 30, 0)} GiB, Node ${process.version}`;
 
@@ -284,7 +287,7 @@ async function crds(): Promise<CrdFigures> {
   }
 }
 
-function crdRows(c: CrdFigures): [string, string, string][] {
+function crdRows(c: CrdFigures): Row[] {
   return [
     [
       `create → Established and served: the largest CRD of the corpus (${c.largest.file}, ${fmt(c.largest.bytes / 2 ** 20, 2)} MiB of YAML, ${c.largest.versions} version(s)), crd-controller running`,
@@ -313,7 +316,7 @@ async function admission(): Promise<AdmissionFigures> {
   }
 }
 
-function admissionRows(a: AdmissionFigures): [string, string, string][] {
+function admissionRows(a: AdmissionFigures): Row[] {
   const share = (r: LoadResult) => `${fmt((100 * r.perSecond) / a.plain.perSecond, 0)} % of plain`;
   return [
     ["ConfigMap creates/s, no admission configured (32 clients; median of 3 rounds taken in turn with the two below)", rate(a.plain), ""],
@@ -340,7 +343,7 @@ async function conversion(): Promise<ConversionFigures> {
   }
 }
 
-function conversionRows(c: ConversionFigures): [string, string, string][] {
+function conversionRows(c: ConversionFigures): Row[] {
   return [
     ["custom resource gets/s in its storage version (32 clients; median of 3 rounds taken in turn with the one below)", rate(c.plain), ""],
     [
@@ -415,22 +418,26 @@ async function main(apiOnly = false): Promise<void> {
   const conv = await unlessApiOnly(conversion);
   const pods = await unlessApiOnly(() => podFigures(root, N.podNodes, N.podReplicas));
 
-  const rows: [string, string, string][] = [
+  const rows: Row[] = [
     ["creates/s (32 clients)", `${fmt(creates.perSecond, 0)} (p50 ${fmt(creates.p50)} ms, p99 ${fmt(creates.p99)} ms)`, "≥ 3,000"],
     ["gets/s (32 clients)", `${fmt(gets.perSecond, 0)} (p50 ${fmt(gets.p50)} ms, p99 ${fmt(gets.p99)} ms)`, "≥ 10,000"],
     listRow(list),
     ["create request → watch event", `p50 ${fmt(watch.p50)} ms, p99 ${fmt(watch.p99)} ms`, "p99 ≤ 10 ms"],
-    ...[fanout, fanoutBusy].map((f): [string, string, string] => [
-      `create request → watch event at each of ${f.watchers.toLocaleString("en")} HTTP watchers, ${f.events} creates at ${f.rate}/s`,
-      `p50 ${fmt(f.p50)} ms, p99 ${fmt(f.p99)} ms (${f.deliveries.toLocaleString("en")} of ${(f.watchers * f.events).toLocaleString("en")} deliveries)`,
-      f === fanout ? "p99 ≤ 100 ms" : "",
-    ]),
+    ...[fanout, fanoutBusy].map(
+      (f): Row => [
+        `create request → watch event at each of ${f.watchers.toLocaleString("en")} HTTP watchers, ${f.events} creates at ${f.rate}/s`,
+        `p50 ${fmt(f.p50)} ms, p99 ${fmt(f.p99)} ms (${f.deliveries.toLocaleString("en")} of ${(f.watchers * f.events).toLocaleString("en")} deliveries)`,
+        f === fanout ? "p99 ≤ 100 ms" : "",
+      ],
+    ),
     ...(events ? natsRows(events) : []),
-    ...[mixed, mixedFull].map((m): [string, string, string] => [
-      `mixed: 70 % gets, 20 % updates, 10 % lists by label (1 % of ${MIXED_OBJECTS.toLocaleString("en")}), 64 clients${m === mixedFull ? `, beside ${N.stored.toLocaleString("en")} stored objects` : ""}`,
-      mixedRow(m),
-      "",
-    ]),
+    ...[mixed, mixedFull].map(
+      (m): Row => [
+        `mixed: 70 % gets, 20 % updates, 10 % lists by label (1 % of ${MIXED_OBJECTS.toLocaleString("en")}), 64 clients${m === mixedFull ? `, beside ${N.stored.toLocaleString("en")} stored objects` : ""}`,
+        mixedRow(m),
+        "",
+      ],
+    ),
     ...(slow
       ? [
           [
@@ -517,8 +524,6 @@ async function main(apiOnly = false): Promise<void> {
   if (errors > 0) console.log(`\n${errors} requests failed`);
 }
 
-type Row = [string, string, string];
-
 /** Events on NATS: an apiserver of its own with the relay on, and a nats-server. */
 async function natsFigures() {
   const nats = await startNatsServer();
@@ -567,7 +572,7 @@ const restartApiserver = (dataDir: string) =>
     (api) => pool(api.origin, api.tls, 4),
   );
 
-function listRow(l: ListFigures): [string, string, string] {
+function listRow(l: ListFigures): Row {
   return [
     `list of ${N.list.toLocaleString("en")} objects`,
     `${fmt(listMedian(l))} ms median, ${fmt(l.times[0]!)} ms best (${fmt(l.bytes / 2 ** 20)} MiB)`,
@@ -575,7 +580,7 @@ function listRow(l: ListFigures): [string, string, string] {
   ];
 }
 
-function rssRow(stored: number, loaded: number, restarted: number): [string, string, string] {
+function rssRow(stored: number, loaded: number, restarted: number): Row {
   return [
     `apiserver RSS with ${stored.toLocaleString("en")} objects`,
     `${fmt(loaded, 0)} MiB after loading them, ${fmt(restarted, 0)} MiB after a restart and a list`,
@@ -602,7 +607,7 @@ async function mixedKindsOnly(): Promise<void> {
   await rm(dataDir, { recursive: true, force: true });
 }
 
-function podRows(f: PodFigures): [string, string, string][] {
+function podRows(f: PodFigures): Row[] {
   return [
     [
       `pods created → Ready for a ${f.replicas.toLocaleString("en")}-replica Deployment over ${f.nodes} simulated nodes (scheduler + orchlet)`,
