@@ -9,11 +9,12 @@
 // shares celconfig.RuntimeCELCostBudget (RuntimeCELCostBudgetMatchConditions for match conditions).
 import { Environment } from "@marcbachmann/cel-js";
 import { AUTHORIZER_TYPE, type AuthorizerValue, registerAuthorizerLibrary } from "./authorizer-library.js";
-import { celIssue, countingRun } from "./crd-rules.js";
+import { celIssue } from "./crd-rules.js";
 import { registerExtensionLibraries } from "./extension-libraries.js";
 import { afterCheck, beforeCheck } from "./kubernetes-semantics.js";
 import { registerQuantityAndSemver } from "./libraries.js";
-import { CostLimitExceeded, instrument, metered } from "./metering.js";
+import { type AstNode, CostLimitExceeded, instrument } from "./metering.js";
+import { costRun, metered, planRuntimeCost } from "./runtime-cost.js";
 
 /** celconfig.PerCallLimit. */
 export const ADMISSION_PER_CALL_COST_LIMIT = 1_000_000;
@@ -52,7 +53,7 @@ function environment(params: boolean, authorizer: boolean): Environment {
       .registerVariable("variables", "dyn");
     if (params) env.registerVariable("params", "dyn");
     if (authorizer) registerAuthorizerLibrary(env).registerVariable("authorizer", AUTHORIZER_TYPE);
-    instrument(env, countingRun);
+    instrument(env, costRun);
     environments.set(key, env);
   }
   return env;
@@ -112,6 +113,7 @@ export function compileAdmissionExpression(
     return { expression, error: `compilation failed: ${celIssue(expression, e)}` };
   }
   afterCheck(parsed.ast, { structuralEquality: false });
+  planRuntimeCost(parsed.ast);
   const wrongType = returnTypeError(returns, checked.type ?? "dyn");
   return wrongType ? { expression, error: wrongType } : { expression, program: parsed };
 }
@@ -194,7 +196,7 @@ export class AdmissionActivation {
     if (!compiled.program) return { error: `compilation error: ${compiled.error}` };
     const program = compiled.program as unknown as (c: Record<string, unknown>) => unknown;
     const limit = Math.min(ADMISSION_PER_CALL_COST_LIMIT, this.remaining);
-    const { value, error, cost } = metered(limit, () => program(this.ctx));
+    const { value, error, cost } = metered(limit, () => program(this.ctx), compiled.program.ast as unknown as AstNode);
     if (error instanceof CostLimitExceeded && limit < ADMISSION_PER_CALL_COST_LIMIT) return undefined;
     this.remaining -= cost;
     if (error !== undefined) {

@@ -5,7 +5,8 @@
 // Kubernetes' per-call cost limit. This module knows types, not schemas: @orch/schema derives a
 // RuleType from a structural schema and walks the object.
 import { Environment, Optional } from "@marcbachmann/cel-js";
-import { type AstNode, CostLimitExceeded, type Evaluator, activeMeter, charge, instrument, metered } from "./metering.js";
+import { type AstNode, CostLimitExceeded, instrument } from "./metering.js";
+import { costRun, metered, planRuntimeCost } from "./runtime-cost.js";
 import { registerExtensionLibraries } from "./extension-libraries.js";
 import {
   afterCheck,
@@ -58,8 +59,13 @@ import { type RuleType, escapeFieldName } from "./rule-types.js";
 const base = registerQuantityAndSemver(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }));
 
 // Lists library (k8s.io/apiserver/pkg/cel/library/lists.go): ordering functions for the comparable
-// element types (durations and timestamps compare by their valueOf), indexOf for any element type.
-const compare = (a: unknown, b: unknown): number => ((a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0);
+// element types (uints, durations and timestamps compare by their valueOf, bytes byte by byte), sums
+// of the summable ones, indexOf for any element type.
+const compare = (a: unknown, b: unknown): number => {
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.compare(a, b);
+  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
+};
+const UnsignedInt = (base.evaluate("1u") as object).constructor as new (value: bigint) => object;
 const Duration = (base.evaluate("duration('0s')") as object).constructor as new (seconds: bigint, nanos: number) => object;
 const nanosOf = (d: unknown) => {
   const { seconds, nanos } = d as { seconds: bigint; nanos: number };
@@ -67,13 +73,15 @@ const nanosOf = (d: unknown) => {
 };
 const sums: Record<string, (l: unknown[]) => unknown> = {
   int: (l) => l.reduce((a, b) => (a as bigint) + (b as bigint), 0n),
+  // The engine's uint checks its range when built: an overflowing sum is an error, as in cel-go.
+  uint: (l) => new UnsignedInt(l.reduce((a: bigint, b) => a + (b as { valueOf(): bigint }).valueOf(), 0n)),
   double: (l) => l.reduce((a, b) => (a as number) + (b as number), 0),
   "google.protobuf.Duration": (l) => {
     const total = l.reduce((a: bigint, d) => a + nanosOf(d), 0n);
     return new Duration(total / 1_000_000_000n, Number(total % 1_000_000_000n));
   },
 };
-for (const t of ["int", "double", "string", "google.protobuf.Duration", "google.protobuf.Timestamp"] as const) {
+for (const t of ["int", "uint", "double", "bool", "string", "bytes", "google.protobuf.Duration", "google.protobuf.Timestamp"] as const) {
   base.registerFunction(`list<${t}>.isSorted(): bool`, (l: unknown[]) => l.every((x, i) => i === 0 || compare(l[i - 1], x) <= 0));
   const sum = sums[t];
   if (sum) base.registerFunction(`list<${t}>.sum(): ${t}`, sum);
@@ -113,17 +121,6 @@ base
     if (i < 0n || i > BigInt(chars.length)) throw new Error(`index out of range: ${i}`);
     return chars[Number(i)] ?? "";
   });
-
-// ---------------------------------------------------------------------------------------------
-// Metering: every AST node evaluated costs one unit (see environment.ts for the engine contract).
-// ---------------------------------------------------------------------------------------------
-
-/** One unit per node; Kubernetes' per-call limit bounds a rule. */
-export function countingRun(this: Evaluator, node: AstNode, ctx: unknown): unknown {
-  const m = activeMeter();
-  if (m) charge(m, 1);
-  return node.evaluate(this, node, ctx);
-}
 
 // ---------------------------------------------------------------------------------------------
 // Rule types and values
@@ -348,6 +345,11 @@ export function celIssue(expression: string, e: CelError): string {
 
 type Parsed = ReturnType<Environment["parse"]>;
 
+/** How a program is built: with cel.OptOptimize's constant folding (Kubernetes' programs) or not. */
+export interface CompileOptions {
+  constantFolding?: boolean;
+}
+
 /** The error of the first constant pattern of a find()/findAll() call that RE2 refuses. */
 function constantPatternError(node: unknown): string | undefined {
   if (typeof node !== "object" || node === null) return undefined;
@@ -401,7 +403,7 @@ class RuleEnvironments {
       this.types.declare(env);
       const selfType = this.types.rootName;
       env.registerVariable("self", selfType).registerVariable("oldSelf", optionalOldSelf ? `optional<${selfType}>` : selfType);
-      instrument(env, countingRun);
+      instrument(env, costRun);
       this.envs.set(optionalOldSelf, env);
     }
     return env;
@@ -416,7 +418,11 @@ class RuleEnvironments {
   }
 }
 
-function compileExpression(env: Environment, source: string): { parsed: Parsed; type: string } | { issue: string } {
+function compileExpression(
+  env: Environment,
+  source: string,
+  options: CompileOptions = {},
+): { parsed: Parsed; type: string } | { issue: string } {
   // Literals the engine does not parse are rewritten (literal-rewrites.ts), and `[?x]` and `{?k: v}`
   // parsed as calls (optional-entries.ts); errors then point into that text.
   const literals = rewriteLiterals(source);
@@ -457,11 +463,13 @@ function compileExpression(env: Environment, source: string): { parsed: Parsed; 
   if (literal) return { issue: issue(literal) };
   afterCheck(parsed.ast, { structuralEquality: true });
   if (entries) dropAbsentOptionalEntries(parsed.ast);
+  planRuntimeCost(parsed.ast, options);
   return { parsed, type: checked.type ?? "dyn" };
 }
 
 function run(parsed: Parsed, ctx: Record<string, unknown>, costLimit: number): RuleEvaluation {
-  const { value, error, cost } = metered(costLimit, () => (parsed as unknown as (c: Record<string, unknown>) => unknown)(ctx));
+  const program = parsed as unknown as (c: Record<string, unknown>) => unknown;
+  const { value, error, cost } = metered(costLimit, () => program(ctx), parsed.ast as unknown as AstNode);
   if (error === undefined) return { ok: true, value, cost };
   const message = runtimeMessage(error);
   if (error instanceof CostLimitExceeded) return { ok: false, reason: "cost", message, cost };
@@ -524,15 +532,18 @@ export interface CelProgram {
  * literal checks, metering) with the given variables instead of `self`: `variables` maps a name to its
  * type in the engine's spelling (`int`, `list<string>`, `map<string, dyn>`). It is how the cel-spec
  * conformance suite measures the environment rule authors get; values are the engine's (BigInt ints).
+ * `options.constantFolding: false` prices the program as cel-go does without cel.OptOptimize (how
+ * Kubernetes' and cel-go's own cost tables are computed); Kubernetes' programs fold constants.
  */
 export function compileCelExpression(
   expression: string,
   variables: Readonly<Record<string, string>> = {},
+  options: CompileOptions = {},
 ): { ok: true; program: CelProgram } | { ok: false; message: string } {
   const env = base.clone();
   for (const [name, type] of Object.entries(variables)) env.registerVariable(name, type);
-  instrument(env, countingRun);
-  const compiled = compileExpression(env, expression);
+  instrument(env, costRun);
+  const compiled = compileExpression(env, expression, options);
   if ("issue" in compiled) return { ok: false, message: `compilation failed: ${compiled.issue}` };
   return {
     ok: true,

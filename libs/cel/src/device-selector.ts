@@ -1,7 +1,8 @@
 // DRA device selectors: compile a DeviceClass's CEL expressions and evaluate them against a device,
 // as k8s.io/dynamic-resource-allocation/cel (compile.go) and the structured allocator do.
 import { DRADevice, draEnvironment } from "./environment.js";
-import { type AstNode, currentNode, metered } from "./metering.js";
+import { type AstNode, currentNode } from "./metering.js";
+import { metered, planRuntimeCost } from "./runtime-cost.js";
 import { Quantity } from "./quantity.js";
 import { afterCheck, beforeCheck } from "./kubernetes-semantics.js";
 import { compileRegexp } from "./re2.js";
@@ -12,9 +13,7 @@ export const CEL_SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024;
 
 /**
  * resourceapi.CELSelectorExpressionMaxCost: the per-expression cost limit Kubernetes' scheduler
- * enforces at run time. Here one unit is one evaluated AST node (constants, variable and field
- * lookups, operators, calls, one per comprehension step), plus a tenth of the size of each string or
- * list built by `+` or a function call — the same scale as cel-go's runtime cost for these steps.
+ * enforces at run time, in cel-go's runtime cost units (runtime-cost.ts).
  */
 export const CEL_SELECTOR_EXPRESSION_MAX_COST = 1_000_000;
 
@@ -141,6 +140,7 @@ export function compileDeviceSelector(expression: string): CompileResult {
   const regexp = literalRegexpProblem(root);
   if (regexp) return compilationFailed(expression, regexp.offset, regexp.message);
   afterCheck(parsed.ast, { structuralEquality: false });
+  planRuntimeCost(parsed.ast);
   const run = parsed as unknown as (context: { device: DRADevice }) => unknown;
   return { ok: true, program: new Program(expression, root, run) };
 }

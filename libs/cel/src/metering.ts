@@ -1,7 +1,7 @@
 // Runtime cost metering for @marcbachmann/cel-js 8 environments. It relies on two properties of the
 // engine: every AST node evaluates its children through `evaluator.run(child, ctx)`, and a node
-// evaluates as `node.evaluate(evaluator, node, ctx)`. An environment's evaluator gets a counting `run`;
-// nothing global in the engine is touched.
+// evaluates as `node.evaluate(evaluator, node, ctx)`. An environment's evaluator gets a counting `run`
+// (runtime-cost.ts prices each node as cel-go would); nothing global in the engine is touched.
 import type { Environment } from "@marcbachmann/cel-js";
 
 /** The engine's AST node, as far as orch relies on it. */
@@ -24,11 +24,26 @@ export class CostLimitExceeded extends Error {
   }
 }
 
-/** The running evaluation's account: cost so far, its limit, and the node being evaluated. */
+/** What a node being evaluated keeps of its children: their values and what they cost, by slot. */
+export interface Frame {
+  readonly slots: ReadonlyMap<AstNode, number>;
+  readonly values: unknown[];
+  readonly costs: number[];
+}
+
+/** The iterations of the comprehension being evaluated, and the size of its range. */
+export interface Iterations {
+  steps: number;
+  range: number;
+}
+
+/** The running evaluation's account: cost so far, its limit, and where the evaluation is. */
 export interface Meter {
   cost: number;
   readonly limit: number;
   node: AstNode | undefined;
+  frame: Frame | undefined;
+  iterations: Iterations | undefined;
 }
 
 let meter: Meter | undefined;
@@ -38,6 +53,17 @@ export const activeMeter = (): Meter | undefined => meter;
 
 /** The node the running evaluation is at (undefined outside an evaluation). */
 export const currentNode = (): AstNode | undefined => meter?.node;
+
+/** Runs `evaluate` with `m` as the active meter. */
+export function withMeter<T>(m: Meter, evaluate: () => T): T {
+  const outer = meter;
+  meter = m;
+  try {
+    return evaluate();
+  } finally {
+    meter = outer;
+  }
+}
 
 export function charge(m: Meter, cost: number): void {
   m.cost += cost;
@@ -64,23 +90,4 @@ export function instrument(env: Environment, run: (this: Evaluator, node: AstNod
   if (instrumented.has(captured)) return;
   instrumented.add(captured);
   captured.run = run;
-}
-
-/**
- * Runs `evaluate` under a fresh meter (its root, when given, counts as the first node). The cost is
- * checked again at the end: the engine swallows errors inside `||`, `&&` and comprehensions when
- * another operand decides the result, and an exceeded limit must still fail the evaluation.
- */
-export function metered<T>(limit: number, evaluate: () => T, root?: AstNode): { value?: T; error?: unknown; cost: number } {
-  const m: Meter = { cost: root ? 1 : 0, limit, node: root };
-  const outer = meter;
-  meter = m;
-  try {
-    const value = evaluate();
-    return m.cost > limit ? { error: new CostLimitExceeded(), cost: m.cost } : { value, cost: m.cost };
-  } catch (error) {
-    return { error: m.cost > limit ? new CostLimitExceeded() : error, cost: m.cost };
-  } finally {
-    meter = outer;
-  }
 }
