@@ -1,6 +1,7 @@
 import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { isIPv4, isIPv6 } from "node:net";
+import { ia5String, oid, sequence, set, tlv, utf8String } from "./der.js";
 
 export const OID = {
   commonName: "2.5.4.3",
@@ -61,6 +62,25 @@ export function readName(name: pkijs.RelativeDistinguishedNames): Subject {
 function stringValue(value: unknown): string | undefined {
   const block = (value as { valueBlock?: { value?: unknown } }).valueBlock;
   return typeof block?.value === "string" ? block.value : undefined;
+}
+
+/** buildName's Name as DER bytes, for certificates written by ./der.ts. */
+export function nameDer(subject: { commonName?: string; organizations?: string[] }): Uint8Array {
+  const rdn = (type: string, value: string) => set(sequence(oid(type), utf8String(value)));
+  const rdns = (subject.organizations ?? []).map((o) => rdn(OID.organization, o));
+  if (subject.commonName) rdns.push(rdn(OID.commonName, subject.commonName));
+  return sequence(...rdns);
+}
+
+/** buildAltNames' GeneralNames as DER bytes (implicit context tags: dNSName [2], rfc822Name [1], URI [6], iPAddress [7]). */
+export function altNamesDer(names: Partial<SubjectAltNames>): Uint8Array | undefined {
+  const altNames = [
+    ...(names.dnsNames ?? []).map((v) => ia5String(ia5(v, "DNS name"), 0x82)),
+    ...(names.emailAddresses ?? []).map((v) => ia5String(ia5(v, "email address"), 0x81)),
+    ...(names.uris ?? []).map((v) => ia5String(ia5(v, "URI"), 0x86)),
+    ...(names.ipAddresses ?? []).map((v) => tlv(0x87, encodeIp(v))),
+  ];
+  return altNames.length ? sequence(...altNames) : undefined;
 }
 
 export function buildAltNames(names: Partial<SubjectAltNames>): pkijs.AltName | undefined {
@@ -136,15 +156,6 @@ export function decodeIp(bytes: Uint8Array): string {
   const hex = groups.map((g) => g.toString(16));
   if (bestStart < 0) return hex.join(":");
   return `${hex.slice(0, bestStart).join(":")}::${hex.slice(bestStart + bestLen).join(":")}`;
-}
-
-/** Minimal DER INTEGER content for a non-negative big-endian magnitude. */
-export function positiveInteger(magnitude: Uint8Array): asn1js.Integer {
-  let i = 0;
-  while (i < magnitude.length - 1 && magnitude[i] === 0) i++;
-  const trimmed = magnitude.subarray(i);
-  const bytes = (trimmed[0] ?? 0) & 0x80 ? Uint8Array.of(0, ...trimmed) : trimmed;
-  return new asn1js.Integer({ valueHex: bytes });
 }
 
 /** DER of a pkijs or asn1js object as a Uint8Array. */

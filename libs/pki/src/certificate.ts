@@ -2,9 +2,25 @@ import * as asn1js from "asn1js";
 import * as pkijs from "pkijs";
 import { X509Certificate, createHash, createPublicKey, randomBytes } from "node:crypto";
 import type { KeyObject } from "node:crypto";
-import { OID, buildAltNames, buildName, der, parseDer, positiveInteger, readAltNames, readName } from "./asn1.js";
+import { OID, altNamesDer, der, nameDer, parseDer, readAltNames, readName } from "./asn1.js";
 import type { Subject, SubjectAltNames } from "./asn1.js";
-import { generateKey, loadPrivateKey, loadPublicKey, privateKeyPem, signWith, signatureAlgorithm, spkiDer } from "./keys.js";
+import {
+  type Element,
+  TAG,
+  bitString,
+  booleanTrue,
+  children,
+  explicit,
+  nullValue,
+  octetString,
+  oid,
+  readElement,
+  sequence,
+  time,
+  tlv,
+  unsignedInteger,
+} from "./der.js";
+import { generateKey, loadPrivateKey, loadPublicKey, privateKeyPem, signWith, signatureScheme, spkiDer } from "./keys.js";
 import { firstPemBlock, toPem } from "./pem.js";
 import { extKeyUsageName, keyUsageBitString, keyUsagesFromBitString, usagesToX509 } from "./usages.js";
 import type { KeyUsage } from "./usages.js";
@@ -59,18 +75,18 @@ export interface ParsedCertificate extends SubjectAltNames {
 export async function createCA(options: CreateCAOptions): Promise<CertificateAndKey> {
   const days = options.validityDays ?? 3650;
   if (!(days > 0)) throw new Error("validityDays must be positive");
-  const name = buildName({ commonName: options.commonName });
+  const name = nameDer({ commonName: options.commonName });
   const notBefore = wholeSeconds(new Date());
   const notAfter = new Date(notBefore.getTime() + days * 86_400_000);
   const { privateKey, publicKey } = await generateKey("ecdsa");
-  const spki = pkijs.PublicKeyInfo.fromBER(spkiDer(publicKey));
-  const cert = newCertificate({ issuer: name, subject: name, spki, notBefore, notAfter });
-  cert.extensions = [
+  const spki = spkiDer(publicKey);
+  const extensions = [
     basicConstraints(true),
-    keyUsageExtension(new Set([0, 5, 6])), // digitalSignature, keyCertSign, cRLSign
-    subjectKeyIdentifier(keyIdentifier(spki)),
+    extension(OID.keyUsage, true, keyUsageBitString(new Set([0, 5, 6]))), // digitalSignature, keyCertSign, cRLSign
+    extension(OID.subjectKeyIdentifier, false, octetString(keyIdentifier(spki))),
   ];
-  return { certPem: signCertificate(cert, privateKey), keyPem: privateKeyPem(privateKey) };
+  const certPem = signCertificate({ issuer: name, subject: name, spki, notBefore, notAfter, extensions }, privateKey);
+  return { certPem, keyPem: privateKeyPem(privateKey) };
 }
 
 /**
@@ -80,13 +96,15 @@ export async function createCA(options: CreateCAOptions): Promise<CertificateAnd
  */
 export async function issueCertificate(options: IssueCertificateOptions): Promise<{ certPem: string; keyPem?: string }> {
   // Everything that can be wrong with the input is checked before any key is generated.
-  const caCert = decodeCertificate(firstPemBlock(options.ca.certPem, ["CERTIFICATE"], "CA certificate").der);
+  const caCert = readIssuer(firstPemBlock(options.ca.certPem, ["CERTIFICATE"], "CA certificate").der);
   const caKey = loadPrivateKey(options.ca.keyPem);
-  checkCA(caCert, caKey);
+  if (!caCert.isCA) throw new Error("CA certificate is not a CA (basicConstraints CA=false)");
+  if (!Buffer.from(caCert.spki).equals(spkiDer(createPublicKey(caKey))))
+    throw new Error("CA private key does not match the CA certificate");
   const usages = usagesToX509(options.isCA ? [...options.usages, "cert sign"] : options.usages);
-  const subject = buildName(options.subject);
-  const altNames = buildAltNames(options);
-  const { notBefore, notAfter } = validity(options, caCert.notAfter.value);
+  const subject = nameDer(options.subject);
+  const altNames = altNamesDer(options);
+  const { notBefore, notAfter } = validity(options, caCert.notAfter);
 
   let generated: KeyObject | undefined;
   let subjectKey: KeyObject;
@@ -96,26 +114,21 @@ export async function issueCertificate(options: IssueCertificateOptions): Promis
     const pair = await generateKey("ecdsa");
     [subjectKey, generated] = [pair.publicKey, pair.privateKey];
   }
-  const spki = pkijs.PublicKeyInfo.fromBER(spkiDer(subjectKey));
+  const spki = spkiDer(subjectKey);
 
-  const cert = newCertificate({ issuer: caCert.subject, subject, spki, notBefore, notAfter });
   const extensions = [basicConstraints(options.isCA ?? false)];
-  if (usages.keyUsageBits.size) extensions.push(keyUsageExtension(usages.keyUsageBits));
-  if (usages.extKeyUsageOids.length) {
-    const eku = new pkijs.ExtKeyUsage({ keyPurposes: usages.extKeyUsageOids });
-    extensions.push(extension(OID.extKeyUsage, false, eku.toSchema()));
-  }
-  extensions.push(subjectKeyIdentifier(keyIdentifier(spki)));
-  const aki = new pkijs.AuthorityKeyIdentifier({ keyIdentifier: new asn1js.OctetString({ valueHex: authorityKeyId(caCert) }) });
-  extensions.push(extension(OID.authorityKeyIdentifier, false, aki.toSchema()));
+  if (usages.keyUsageBits.size) extensions.push(extension(OID.keyUsage, true, keyUsageBitString(usages.keyUsageBits)));
+  if (usages.extKeyUsageOids.length) extensions.push(extension(OID.extKeyUsage, false, sequence(...usages.extKeyUsageOids.map(oid))));
+  extensions.push(extension(OID.subjectKeyIdentifier, false, octetString(keyIdentifier(spki))));
+  // AuthorityKeyIdentifier { keyIdentifier [0] IMPLICIT OCTET STRING }
+  extensions.push(extension(OID.authorityKeyIdentifier, false, sequence(tlv(0x80, caCert.keyIdentifier))));
   if (altNames) {
     // RFC 5280 4.2.1.6: critical when the subject is empty.
     const emptySubject = !options.subject.commonName && !options.subject.organizations?.length;
-    extensions.push(extension(OID.subjectAltName, emptySubject, altNames.toSchema()));
+    extensions.push(extension(OID.subjectAltName, emptySubject, altNames));
   }
-  cert.extensions = extensions;
 
-  const certPem = signCertificate(cert, caKey);
+  const certPem = signCertificate({ issuer: caCert.subject, subject, spki, notBefore, notAfter, extensions }, caKey);
   return generated ? { certPem, keyPem: privateKeyPem(generated) } : { certPem };
 }
 
@@ -193,43 +206,75 @@ function decodeCertificate(bytes: Uint8Array): pkijs.Certificate {
   }
 }
 
-function checkCA(caCert: pkijs.Certificate, caKey: KeyObject): void {
-  const bc = caCert.extensions?.find((e) => e.extnID === OID.basicConstraints)?.parsedValue as pkijs.BasicConstraints | undefined;
-  if (bc?.cA !== true) throw new Error("CA certificate is not a CA (basicConstraints CA=false)");
-  const certSpki = Buffer.from(der(caCert.subjectPublicKeyInfo.toSchema()));
-  if (!certSpki.equals(spkiDer(createPublicKey(caKey)))) throw new Error("CA private key does not match the CA certificate");
-}
-
-function newCertificate(p: {
-  issuer: pkijs.RelativeDistinguishedNames;
-  subject: pkijs.RelativeDistinguishedNames;
-  spki: pkijs.PublicKeyInfo;
-  notBefore: Date;
+/** What issuing needs of the CA's certificate, read from its DER (Go's issuer: RawSubject, SubjectKeyId...). */
+interface Issuer {
+  subject: Uint8Array;
+  spki: Uint8Array;
   notAfter: Date;
-}): pkijs.Certificate {
-  return new pkijs.Certificate({
-    version: 2, // v3
-    serialNumber: positiveInteger(randomBytes(16)),
-    issuer: p.issuer,
-    subject: p.subject,
-    subjectPublicKeyInfo: p.spki,
-    notBefore: time(p.notBefore),
-    notAfter: time(p.notAfter),
-  });
+  isCA: boolean;
+  /** The CA's subjectKeyIdentifier, else one computed from its key: the leaf's authorityKeyIdentifier. */
+  keyIdentifier: Uint8Array;
 }
 
-function signCertificate(cert: pkijs.Certificate, key: KeyObject): string {
-  const algorithm = signatureAlgorithm(key).identifier;
-  cert.signature = algorithm; // the TBS names the algorithm too
-  cert.signatureAlgorithm = algorithm;
-  cert.tbsView = der(cert.encodeTBS());
-  cert.signatureValue = new asn1js.BitString({ valueHex: signWith(key, cert.tbsView) });
-  return toPem("CERTIFICATE", der(cert.toSchema()));
+function readIssuer(certificateDer: Uint8Array): Issuer {
+  try {
+    const [tbs] = children(readElement(certificateDer).content);
+    const fields = children(tbs!.content);
+    // version [0] is optional (v1); serial, signature, issuer, validity, subject, spki follow.
+    const [, , , validityField, subject, spki, ...optional] = fields[0]?.tag === 0xa0 ? fields.slice(1) : fields;
+    if (!validityField || !subject || !spki) throw new Error("too few fields");
+    const extensions = new Map<string, { critical: boolean; value: Uint8Array }>();
+    const extensionsField = optional.find((f) => f.tag === 0xa3);
+    for (const ext of extensionsField ? children(children(extensionsField.content)[0]!.content) : []) {
+      const parts = children(ext.content);
+      const critical = parts.length === 3 && parts[1]!.tag === TAG.boolean && parts[1]!.content[0] !== 0;
+      extensions.set(Buffer.from(parts[0]!.bytes).toString("hex"), { critical, value: parts.at(-1)!.content });
+    }
+    const lookup = (id: string) => extensions.get(Buffer.from(oid(id)).toString("hex"))?.value;
+    const basic = lookup(OID.basicConstraints);
+    const cA = basic ? children(readElement(basic).content)[0] : undefined;
+    const ski = lookup(OID.subjectKeyIdentifier);
+    return {
+      subject: subject.bytes,
+      spki: spki.bytes,
+      notAfter: readTime(children(validityField.content)[1]!),
+      isCA: cA?.tag === TAG.boolean && cA.content[0] !== 0,
+      keyIdentifier: ski ? readElement(ski).content : keyIdentifier(spki.bytes),
+    };
+  } catch (e) {
+    throw new Error(`invalid certificate: ${(e as Error).message}`, { cause: e });
+  }
 }
 
-// RFC 5280 4.1.2.5: UTCTime through 2049, GeneralizedTime after.
-function time(date: Date): pkijs.Time {
-  return new pkijs.Time({ type: date.getUTCFullYear() < 2050 ? 0 : 1, value: date });
+/** UTCTime (YYMMDDHHMMSSZ, 1950–2049) or GeneralizedTime (YYYYMMDDHHMMSS[.fff]Z). */
+function readTime(element: Element): Date {
+  const text = Buffer.from(element.content).toString("latin1");
+  const m = /^(\d{2}|\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(\.\d+)?Z$/.exec(text);
+  if (!m || (element.tag === TAG.utcTime) !== (m[1]!.length === 2)) throw new Error(`bad time ${JSON.stringify(text)}`);
+  const year = m[1]!.length === 4 ? Number(m[1]) : Number(m[1]) + (Number(m[1]) < 50 ? 2000 : 1900);
+  return new Date(
+    Date.UTC(year, Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]), Math.floor(Number(m[7] ?? 0) * 1000)),
+  );
+}
+
+/** TBSCertificate v3, signed with `key`, as PEM. */
+function signCertificate(
+  p: { issuer: Uint8Array; subject: Uint8Array; spki: Uint8Array; notBefore: Date; notAfter: Date; extensions: Uint8Array[] },
+  key: KeyObject,
+): string {
+  const scheme = signatureScheme(key);
+  const algorithm = scheme.nullParameters ? sequence(oid(scheme.oid), nullValue()) : sequence(oid(scheme.oid));
+  const tbs = sequence(
+    explicit(0, unsignedInteger(Uint8Array.of(2))), // v3
+    unsignedInteger(randomBytes(16)),
+    algorithm, // the TBS names the algorithm too
+    p.issuer,
+    sequence(time(p.notBefore), time(p.notAfter)),
+    p.subject,
+    p.spki,
+    explicit(3, sequence(...p.extensions)),
+  );
+  return toPem("CERTIFICATE", sequence(tbs, algorithm, bitString(signWith(key, tbs))));
 }
 
 // Certificates carry whole seconds; truncating keeps notBefore <= now.
@@ -237,28 +282,18 @@ function wholeSeconds(date: Date): Date {
   return new Date(Math.floor(date.getTime() / 1000) * 1000);
 }
 
-function extension(extnID: string, critical: boolean, value: { toBER(sizeOnly?: boolean): ArrayBuffer }): pkijs.Extension {
-  return new pkijs.Extension({ extnID, critical, extnValue: value.toBER(false) });
+/** Extension ::= SEQUENCE { extnID, critical BOOLEAN DEFAULT FALSE (omitted when false, as DER wants), extnValue }. */
+function extension(extnID: string, critical: boolean, value: Uint8Array): Uint8Array {
+  return critical ? sequence(oid(extnID), booleanTrue(), octetString(value)) : sequence(oid(extnID), octetString(value));
 }
 
-function basicConstraints(cA: boolean): pkijs.Extension {
-  return extension(OID.basicConstraints, true, new pkijs.BasicConstraints({ cA }).toSchema());
+/** BasicConstraints ::= SEQUENCE { cA BOOLEAN DEFAULT FALSE, ... }, critical. */
+function basicConstraints(cA: boolean): Uint8Array {
+  return extension(OID.basicConstraints, true, cA ? sequence(booleanTrue()) : sequence());
 }
 
-function keyUsageExtension(bits: Set<number>): pkijs.Extension {
-  return extension(OID.keyUsage, true, keyUsageBitString(bits));
-}
-
-function subjectKeyIdentifier(id: Uint8Array): pkijs.Extension {
-  return extension(OID.subjectKeyIdentifier, false, new asn1js.OctetString({ valueHex: id }));
-}
-
-// RFC 5280 4.2.1.2 method 1: SHA-1 of the subjectPublicKey bits.
-function keyIdentifier(spki: pkijs.PublicKeyInfo): Uint8Array {
-  return new Uint8Array(createHash("sha1").update(spki.subjectPublicKey.valueBlock.valueHexView).digest());
-}
-
-function authorityKeyId(caCert: pkijs.Certificate): Uint8Array {
-  const ski = caCert.extensions?.find((e) => e.extnID === OID.subjectKeyIdentifier)?.parsedValue;
-  return ski instanceof asn1js.OctetString ? ski.valueBlock.valueHexView : keyIdentifier(caCert.subjectPublicKeyInfo);
+// RFC 5280 4.2.1.2 method 1: SHA-1 of the subjectPublicKey bits (the BIT STRING's content after its unused-bits byte).
+function keyIdentifier(spki: Uint8Array): Uint8Array {
+  const subjectPublicKey = children(readElement(spki).content)[1]!;
+  return new Uint8Array(createHash("sha1").update(subjectPublicKey.content.subarray(1)).digest());
 }

@@ -97,23 +97,19 @@ const hashOids: Record<string, string> = {
 
 /**
  * The signature algorithm Go's x509 would pick for `key`: SHA-256 for RSA and P-256, SHA-384 for P-384,
- * SHA-512 for P-521, pure Ed25519.
+ * SHA-512 for P-521, pure Ed25519. RSA's AlgorithmIdentifier carries NULL parameters, the others none.
  */
-export function signatureAlgorithm(key: KeyObject): { identifier: pkijs.AlgorithmIdentifier; hash: string | null } {
-  const id = (algorithmId: string, hash: string | null, params?: asn1js.Null) => ({
-    identifier: new pkijs.AlgorithmIdentifier(params ? { algorithmId, algorithmParams: params } : { algorithmId }),
-    hash,
-  });
+export function signatureScheme(key: KeyObject): { oid: string; hash: string | null; nullParameters: boolean } {
   switch (key.asymmetricKeyType) {
     case "rsa":
-      return id("1.2.840.113549.1.1.11", "sha256", new asn1js.Null());
+      return { oid: "1.2.840.113549.1.1.11", hash: "sha256", nullParameters: true };
     case "ed25519":
-      return id(OID.ed25519, null);
+      return { oid: OID.ed25519, hash: null, nullParameters: false };
     case "ec": {
       const curve = key.asymmetricKeyDetails?.namedCurve;
-      if (curve === "prime256v1") return id("1.2.840.10045.4.3.2", "sha256");
-      if (curve === "secp384r1") return id("1.2.840.10045.4.3.3", "sha384");
-      if (curve === "secp521r1") return id("1.2.840.10045.4.3.4", "sha512");
+      if (curve === "prime256v1") return { oid: "1.2.840.10045.4.3.2", hash: "sha256", nullParameters: false };
+      if (curve === "secp384r1") return { oid: "1.2.840.10045.4.3.3", hash: "sha384", nullParameters: false };
+      if (curve === "secp521r1") return { oid: "1.2.840.10045.4.3.4", hash: "sha512", nullParameters: false };
       throw new Error(`unsupported signing key: EC curve ${curve}`);
     }
     default:
@@ -121,10 +117,19 @@ export function signatureAlgorithm(key: KeyObject): { identifier: pkijs.Algorith
   }
 }
 
-/** Signs `data` with the algorithm from signatureAlgorithm(key). */
+/** signatureScheme(key) as a pkijs AlgorithmIdentifier (certificate requests are still built with pkijs). */
+export function signatureAlgorithm(key: KeyObject): { identifier: pkijs.AlgorithmIdentifier; hash: string | null } {
+  const { oid, hash, nullParameters } = signatureScheme(key);
+  const identifier = new pkijs.AlgorithmIdentifier(
+    nullParameters ? { algorithmId: oid, algorithmParams: new asn1js.Null() } : { algorithmId: oid },
+  );
+  return { identifier, hash };
+}
+
+/** Signs `data` with the algorithm from signatureScheme(key). */
 export function signWith(key: KeyObject, data: Uint8Array): Uint8Array {
   // node:crypto emits ECDSA signatures DER-encoded, which is what X.509 and PKCS#10 carry.
-  return new Uint8Array(sign(signatureAlgorithm(key).hash, data, key));
+  return new Uint8Array(sign(signatureScheme(key).hash, data, key));
 }
 
 /** Verifies a signature over `data`; false for a bad signature or an algorithm that does not fit the key. */

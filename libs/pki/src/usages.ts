@@ -1,4 +1,5 @@
-import * as asn1js from "asn1js";
+import type * as asn1js from "asn1js";
+import { bitString } from "./der.js";
 
 // Bit numbers of the X.509 KeyUsage BIT STRING (RFC 5280 4.2.1.3), keyed by the Kubernetes
 // certificates/v1 usage strings (keyUsageDict in pkg/controller/certificates/authority/policies.go).
@@ -54,12 +55,12 @@ export function usagesToX509(usages: readonly string[]): { keyUsageBits: Set<num
   return { keyUsageBits: bits, extKeyUsageOids: [...ekus].sort((a, b) => order.indexOf(a) - order.indexOf(b)) };
 }
 
-/** The KeyUsage BIT STRING in DER form: trailing zero bits dropped (X.690 11.2.2). */
-export function keyUsageBitString(bits: Set<number>): asn1js.BitString {
+/** The KeyUsage BIT STRING, DER: trailing zero bits dropped (X.690 11.2.2). */
+export function keyUsageBitString(bits: Set<number>): Uint8Array {
   const highest = Math.max(...bits);
   const bytes = new Uint8Array(Math.floor(highest / 8) + 1);
   for (const bit of bits) bytes[bit >> 3]! |= 0x80 >> (bit & 7);
-  return new asn1js.BitString({ valueHex: bytes, unusedBits: 7 - (highest & 7) });
+  return bitString(bytes, 7 - (highest & 7));
 }
 
 const keyUsageNames = [
