@@ -129,11 +129,14 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
     (h) => h !== "0.0.0.0" && h !== "::",
   );
   const pki = await ensurePki(config.dataDir, hosts);
-  const controllerCredentials = await ensureControllerCredentials(config.dataDir, pki, CONTROLLER_APPS, controllerUser);
-  const orchletBootstrap = await ensureOrchletBootstrapCredential(config.dataDir, pki);
-  await ensureBusCredentials(config.dataDir, pki, hosts);
-  // Service account signing keys live beside the CA: `pki/sa-<n>.key`, the newest signing.
-  const serviceAccountKeys = await ensureKeySet(join(config.dataDir, "pki"));
+  // Side by side: each credential waits on its key generation and its files, not on the CPU.
+  const [controllerCredentials, orchletBootstrap, , serviceAccountKeys] = await Promise.all([
+    ensureControllerCredentials(config.dataDir, pki, CONTROLLER_APPS, controllerUser),
+    ensureOrchletBootstrapCredential(config.dataDir, pki),
+    ensureBusCredentials(config.dataDir, pki, hosts),
+    // Service account signing keys live beside the CA: `pki/sa-<n>.key`, the newest signing.
+    ensureKeySet(join(config.dataDir, "pki")),
+  ]);
   // Secrets are encrypted at rest: with the configured file, else with one written here on first start.
   const encryption = config.encryptionProviderConfig ?? (await ensureDefaultEncryptionConfiguration(config.dataDir));
   const storage = await openStorage(config, await loadEncryptionConfiguration(encryption), log);

@@ -54,31 +54,34 @@ export async function ensurePki(dataDir: string, hostnames: string[]): Promise<C
   const { ips, dns } = splitHosts(hostnames);
   // Re-issued when a host clients use is missing from it: a load balancer's address (ORCH_EXTERNAL_URL)
   // added to an existing data directory must be in the certificate the replicas behind it serve.
-  const server = await ensurePair(
-    dir,
-    "apiserver",
-    () =>
+  // The CA's certificates side by side: each waits on its key generation and its files, not on the CPU.
+  const [server, admin] = await Promise.all([
+    ensurePair(
+      dir,
+      "apiserver",
+      () =>
+        issueCertificate({
+          ca: caKey,
+          subject: { commonName: "orch-apiserver" },
+          dnsNames: dns,
+          ipAddresses: ips,
+          usages: ["digital signature", "key encipherment", "server auth"],
+          validitySeconds: ONE_YEAR,
+        }),
+      (certPem) => {
+        const cert = new X509Certificate(certPem);
+        return ips.every((ip) => cert.checkIP(ip) !== undefined) && dns.every((name) => cert.checkHost(name) !== undefined);
+      },
+    ),
+    ensurePair(dir, "admin", () =>
       issueCertificate({
         ca: caKey,
-        subject: { commonName: "orch-apiserver" },
-        dnsNames: dns,
-        ipAddresses: ips,
-        usages: ["digital signature", "key encipherment", "server auth"],
+        subject: ADMIN_IDENTITY,
+        usages: ["digital signature", "key encipherment", "client auth"],
         validitySeconds: ONE_YEAR,
       }),
-    (certPem) => {
-      const cert = new X509Certificate(certPem);
-      return ips.every((ip) => cert.checkIP(ip) !== undefined) && dns.every((name) => cert.checkHost(name) !== undefined);
-    },
-  );
-  const admin = await ensurePair(dir, "admin", () =>
-    issueCertificate({
-      ca: caKey,
-      subject: ADMIN_IDENTITY,
-      usages: ["digital signature", "key encipherment", "client auth"],
-      validitySeconds: ONE_YEAR,
-    }),
-  );
+    ),
+  ]);
   return {
     caPem: ca.certPem,
     caKeyPem: ca.keyPem,
@@ -102,35 +105,37 @@ export async function ensureBusCredentials(dataDir: string, pki: ClusterPki, hos
   const dir = join(dataDir, "pki");
   const ca = { certPem: pki.caPem, keyPem: pki.caKeyPem };
   const { ips, dns } = splitHosts(hostnames);
-  await ensurePair(dir, "nats-server", () =>
-    issueCertificate({
-      ca,
-      subject: { commonName: "orch-nats" },
-      dnsNames: dns,
-      ipAddresses: ips,
-      usages: ["digital signature", "key encipherment", "server auth"],
-      validitySeconds: ONE_YEAR,
-    }),
-  );
-  // A cluster's servers connect to one another with mutual TLS: this certificate serves and is presented.
-  await ensurePair(dir, "nats-route", () =>
-    issueCertificate({
-      ca,
-      subject: { commonName: "orch-nats-route" },
-      dnsNames: dns,
-      ipAddresses: ips,
-      usages: ["digital signature", "key encipherment", "server auth", "client auth"],
-      validitySeconds: ONE_YEAR,
-    }),
-  );
-  await ensurePair(dir, "event-relay", () =>
-    issueCertificate({
-      ca,
-      subject: { commonName: EVENT_RELAY_USER },
-      usages: ["digital signature", "key encipherment", "client auth"],
-      validitySeconds: ONE_YEAR,
-    }),
-  );
+  await Promise.all([
+    ensurePair(dir, "nats-server", () =>
+      issueCertificate({
+        ca,
+        subject: { commonName: "orch-nats" },
+        dnsNames: dns,
+        ipAddresses: ips,
+        usages: ["digital signature", "key encipherment", "server auth"],
+        validitySeconds: ONE_YEAR,
+      }),
+    ),
+    // A cluster's servers connect to one another with mutual TLS: this certificate serves and is presented.
+    ensurePair(dir, "nats-route", () =>
+      issueCertificate({
+        ca,
+        subject: { commonName: "orch-nats-route" },
+        dnsNames: dns,
+        ipAddresses: ips,
+        usages: ["digital signature", "key encipherment", "server auth", "client auth"],
+        validitySeconds: ONE_YEAR,
+      }),
+    ),
+    ensurePair(dir, "event-relay", () =>
+      issueCertificate({
+        ca,
+        subject: { commonName: EVENT_RELAY_USER },
+        usages: ["digital signature", "key encipherment", "client auth"],
+        validitySeconds: ONE_YEAR,
+      }),
+    ),
+  ]);
 }
 
 /** A client credential: certificate and key, PEM. */
@@ -152,19 +157,19 @@ export async function ensureControllerCredentials(
   const dir = join(dataDir, "pki", "controllers");
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const ca = { certPem: pki.caPem, keyPem: pki.caKeyPem };
-  const credentials = new Map<string, ClientCredential>();
-  for (const app of apps) {
-    const pair = await ensurePair(dir, app, () =>
-      issueCertificate({
-        ca,
-        subject: { commonName: userOf(app) },
-        usages: ["digital signature", "key encipherment", "client auth"],
-        validitySeconds: ONE_YEAR,
-      }),
-    );
-    credentials.set(app, pair);
-  }
-  return credentials;
+  const pairs = await Promise.all(
+    apps.map((app) =>
+      ensurePair(dir, app, () =>
+        issueCertificate({
+          ca,
+          subject: { commonName: userOf(app) },
+          usages: ["digital signature", "key encipherment", "client auth"],
+          validitySeconds: ONE_YEAR,
+        }),
+      ),
+    ),
+  );
+  return new Map(apps.map((app, i) => [app, pairs[i]!]));
 }
 
 /** The orchlet's bootstrap identity (Kubernetes' bootstrap token user): it may only ask for node client certificates. */
