@@ -8,9 +8,10 @@
 // "Nothing changed" means: the same SHA-256 over the paths and contents of the build's inputs (every
 // file of apps/, libs/ and tools/ but node_modules, dist, test/ folders, *.test.ts and *.md, which is
 // what nx.json's build inputs name; the root package.json, lock files, nx.json and tsconfigs), and the
-// same paths, sizes and modification times of the files in every dist/. Inputs are compared by content,
-// not by time, so a checkout or copy that keeps old timestamps is still a change. The fingerprint lives
-// in node_modules/.cache/orch/, so `npm ci` starts over with a real Nx build.
+// same paths, sizes and modification times of the files in every dist/ (but the code caches processes
+// write there). Inputs are compared by content, not by time, so a checkout or copy that keeps old
+// timestamps is still a change. The fingerprint lives in node_modules/.cache/orch/, so `npm ci` starts
+// over with a real Nx build.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
@@ -65,7 +66,8 @@ function outputsHash() {
     for (const project of readdirSync(join(root, area)).sort()) {
       const dist = `${area}/${project}/dist`;
       if (!existsSync(join(root, dist))) continue;
-      for (const path of files(dist, () => false)) {
+      // Not the code caches a process writes beside its bundle at run time (apps/apiserver/src/code-cache.ts).
+      for (const path of files(dist, () => false).filter((p) => !/\.cache(\.[^/]*\.tmp)?$/.test(p))) {
         const { size, mtimeMs } = statSync(join(root, path));
         hash.update(`${path}\0${size}\0${mtimeMs}\0`);
       }

@@ -20,9 +20,13 @@ const entries = [];
 const built = [];
 for (const project of projects) {
   // `main.ts` is the process's entry point; `worker.ts`, when there is one, the code main runs on a
-  // thread; `testing.ts`, a library entry a package exports (tools/control-plane).
-  const found = ["main", "worker", "testing"]
-    .map((entry) => ({ main: join(project, "src", `${entry}.ts`), out: join(project, "dist", `${entry}.mjs`) }))
+  // thread; `testing.ts`, a library entry a package exports (tools/control-plane); `thread.ts`, the code
+  // a worker compiles through a V8 code cache, as CommonJS (apps/apiserver/src/code-cache.ts).
+  const found = ["main", "worker", "testing", "thread"]
+    .map((entry) => ({
+      main: join(project, "src", `${entry}.ts`),
+      out: join(project, "dist", `${entry}.${entry === "thread" ? "cjs" : "mjs"}`),
+    }))
     .filter(({ main }) => existsSync(join(root, main)));
   if (found.length === 0) {
     if (process.argv.length > 2) throw new Error(`${project} has no src/main.ts to build`);
@@ -42,16 +46,21 @@ await Promise.all(
       outfile: out,
       bundle: true,
       platform: "node",
-      format: "esm",
       target: "node20",
       conditions: ["@orch/source"],
       sourcemap: "linked",
       // Native and dynamically-loaded packages stay in node_modules.
       external: ["better-sqlite3"],
-      banner: {
-        js: "import { createRequire as __orchCreateRequire } from 'node:module'; const require = __orchCreateRequire(import.meta.url);",
-      },
       logLevel: "warning",
+      ...(out.endsWith(".cjs")
+        ? // The runner passes the bundle's own URL for what the sources read of import.meta.
+          { format: "cjs", define: { "import.meta.url": "__importMetaUrl" } }
+        : {
+            format: "esm",
+            banner: {
+              js: "import { createRequire as __orchCreateRequire } from 'node:module'; const require = __orchCreateRequire(import.meta.url);",
+            },
+          }),
     }),
   ),
 );

@@ -24,7 +24,8 @@ execFileSync(
 const dist = join(pkg, "dist");
 copyFileSync(join(root, "tools", "launcher", "dist", "main.mjs"), join(dist, "launcher.mjs"));
 mkdirSync(join(dist, "apiserver"), { recursive: true });
-for (const file of ["main.mjs", "worker.mjs"]) copyFileSync(join(root, "apps", "apiserver", "dist", file), join(dist, "apiserver", file));
+for (const file of ["main.mjs", "worker.mjs", "thread.cjs"])
+  copyFileSync(join(root, "apps", "apiserver", "dist", file), join(dist, "apiserver", file));
 // The storage finds its schema migrations beside the bundle (libs/storage migrationsFolder).
 cpSync(join(root, "libs", "storage", "migrations"), join(dist, "apiserver", "migrations"), { recursive: true });
 mkdirSync(join(dist, "controllers"), { recursive: true });

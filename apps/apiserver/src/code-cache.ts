@@ -1,0 +1,65 @@
+// Runs a CommonJS bundle through a V8 code cache kept beside it. Compiling the apiserver's 4 MB bundle
+// was the largest part of its start (docs/benchmarks.md); Node 20 has no compile cache for ES modules
+// (module.enableCompileCache arrived in Node 22), but a classic script compiled by vm.Script takes V8's
+// cached data. The first start after a build compiles as before and, once the apiserver serves, writes
+// the cache with every function compiled so far; later starts deserialize them instead of compiling.
+//
+// The cache sits beside the bundle, so whoever may change the bundle may change it, and nobody else:
+// cached data is code. It is named for the bundle file's size, inode and change time (which every write
+// or copy of the file moves, unlike the modification time, which npm and copies may keep), so a rebuilt
+// bundle never meets an old cache: V8 itself checks only the source's length, its own version and its
+// flags (it rejects a cache that does not fit them; the next start then writes a new one).
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname } from "node:path";
+import { pathToFileURL } from "node:url";
+import { Script } from "node:vm";
+
+export interface CommonJsRun {
+  /** The bundle's module.exports. */
+  exports: Record<string, unknown>;
+  /** Whether V8 took the cache (false on the first start after a build, or when V8 rejected it). */
+  fromCache: boolean;
+  /** Writes the cache unless it was used; call once the code a start runs has been compiled. Never throws. */
+  saveCache(): void;
+}
+
+/**
+ * Evaluates `file` as a CommonJS module (`exports`, `require`, `module`, `__filename`, `__dirname`, and
+ * `__importMetaUrl` for what the bundler left of `import.meta.url`).
+ */
+export function runCommonJs(file: string): CommonJsRun {
+  const source = readFileSync(file, "utf8");
+  const { size, ino, ctimeNs } = statSync(file, { bigint: true });
+  const cacheFile = `${file}.${size}-${ino}-${ctimeNs}.cache`;
+  let cachedData: Buffer | undefined;
+  try {
+    cachedData = readFileSync(cacheFile);
+  } catch {
+    // none yet
+  }
+  // On the first line, so that line numbers in stack traces are the bundle's own.
+  const wrapped = `(function (exports, require, module, __filename, __dirname, __importMetaUrl) {${source}\n})`;
+  const script = new Script(wrapped, { filename: file, ...(cachedData ? { cachedData } : {}) });
+  const fromCache = cachedData !== undefined && !script.cachedDataRejected;
+  const module = { exports: {} as Record<string, unknown> };
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  run.call(module.exports, module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href);
+  return {
+    exports: module.exports,
+    fromCache,
+    saveCache() {
+      if (fromCache) return;
+      // Replicas or test control planes may start together from one bundle: each writes its own file
+      // and renames it into place, so a reader never sees half a cache.
+      const temporary = `${cacheFile}.${process.pid}.${Date.now()}.tmp`;
+      try {
+        writeFileSync(temporary, script.createCachedData());
+        renameSync(temporary, cacheFile);
+      } catch {
+        // A read-only installation starts without the cache, as before.
+        rmSync(temporary, { force: true });
+      }
+    },
+  };
+}
