@@ -6,6 +6,7 @@ export {
   PROMETHEUS_CONTENT_TYPE,
   REQUEST_DURATION_BUCKETS,
   type RelayStats,
+  type RequestSeries,
   type StorageStats,
   type StoredObjectCount,
 } from "./apiserver-metrics.js";

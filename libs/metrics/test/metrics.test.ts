@@ -90,8 +90,7 @@ describe("ApiserverMetrics", () => {
         clusterId: "db1",
       }),
     });
-    const labels = requestLabels(facts({ method: "POST", verb: "create", name: "" }));
-    metrics.observe(labels, 201, 0.003);
+    metrics.observe(metrics.series(facts({ method: "POST", verb: "create", name: "" })), 201, 0.003);
     const text = await metrics.expose();
     expect(text).toContain(
       'apiserver_request_total{verb="POST",dry_run="",group="apps",version="v1",resource="deployments",subresource="",scope="resource",component="apiserver",code="201"} 1',

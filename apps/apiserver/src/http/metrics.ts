@@ -1,6 +1,6 @@
 // Metrics in the request path: one filter that counts and times every request to a served resource under
 // Kubernetes' names (libs/metrics), and the /metrics endpoint that exposes them.
-import { type ApiserverMetrics, PROMETHEUS_CONTENT_TYPE, type StorageStats, requestKindOf, requestLabels } from "@orch/metrics";
+import { type ApiserverMetrics, PROMETHEUS_CONTENT_TYPE, type StorageStats, requestKindOf } from "@orch/metrics";
 import { type KindRegistry, storageResource } from "@orch/registry";
 import type { ServingStorage } from "@orch/storage";
 import type { MiddlewareHandler } from "hono";
@@ -19,13 +19,20 @@ export function instrumentRequests(metrics: ApiserverMetrics, registry: KindRegi
     // Only what the apiserver serves: every label value then comes from its own list of kinds, never
     // from whatever path a client sends.
     if (!info || !serves(registry, info)) return next();
-    const labels = requestLabels({
-      ...info,
+    const series = metrics.series({
       method: c.req.method,
+      verb: info.verb,
       // Node's own parsed headers: asking Hono would build a Headers object for this one value.
       contentType: c.env.incoming.headers["content-type"],
       dryRun: c.get("url").searchParams.getAll("dryRun"),
+      group: info.group,
+      version: info.version,
+      resource: info.resource,
+      subresource: info.subresource,
+      namespace: info.namespace,
+      name: info.name,
     });
+    const { labels } = series;
     const started = performance.now();
     const outgoing = c.env.outgoing;
     const watch = info.verb === "watch";
@@ -34,7 +41,7 @@ export function instrumentRequests(metrics: ApiserverMetrics, registry: KindRegi
       if (watch) metrics.longRunningChanged(labels, -1);
       // A watch writes its stream (and status) to the connection itself; other answers go through Hono.
       const code = outgoing.headersSent ? outgoing.statusCode : c.res.status;
-      metrics.observe(labels, code, (performance.now() - started) / 1000);
+      metrics.observe(series, code, (performance.now() - started) / 1000);
       // orch's own 429s come from flow control and its 504s from the deadline: the apiserver protecting itself.
       if (code === 429 || code === 504) metrics.terminated(labels, code);
       // A watch ends by its client leaving; any other request whose client left before the whole answer
