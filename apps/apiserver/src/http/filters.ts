@@ -10,7 +10,6 @@ import type { Authorizer, RequestContext, UserInfo } from "@orch/registry";
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { HTTPException } from "hono/http-exception";
-import { timeout } from "hono/timeout";
 import type { IncomingHttpHeaders } from "node:http";
 import type { TLSSocket } from "node:tls";
 import { type ChainResult, type Credentials, bearerToken } from "../authn/authenticators.js";
@@ -61,6 +60,8 @@ export function requestLog(log: Logger): Filter {
     if (!incoming.readableEnded && hasBody(incoming.headers) && !c.env.outgoing.headersSent) {
       c.res.headers.set("Connection", "close");
     }
+    const failure = unforeseenError(c.res);
+    if (failure === undefined && !log.enabled("debug")) return;
     const fields = {
       verb: c.get("info")?.verb ?? c.req.method,
       uri: incoming.url,
@@ -69,20 +70,22 @@ export function requestLog(log: Logger): Filter {
       ms: Math.round((performance.now() - started) * 10) / 10,
       userAgent: incoming.headers["user-agent"],
     };
-    const failure = unforeseenError(c.res);
     if (failure !== undefined) log.error("request failed", failure, fields);
-    else if (log.enabled("debug")) log.debug("request", fields);
+    else log.debug("request", fields);
   };
 }
 
 /** Who is calling, from the connection's certificate, a bearer token or a front proxy's headers; 401 if nobody. */
 export function authentication(authenticate: (credentials: Credentials) => Promise<ChainResult>): Filter {
   return async (c, next) => {
+    const incoming = c.env.incoming;
     const result = await authenticate({
-      socket: c.env.incoming.socket as TLSSocket,
-      token: bearerToken(c.env.incoming.headers.authorization),
-      // Node builds headersDistinct anew on each access: once per request.
-      headers: c.env.incoming.headersDistinct,
+      socket: incoming.socket as TLSSocket,
+      token: bearerToken(incoming.headers.authorization),
+      // Built from the raw headers when first read: only a front proxy's request headers need them.
+      get headers() {
+        return incoming.headersDistinct;
+      },
     });
     if (!("user" in result)) return respondError(errors.unauthorized());
     c.set("authenticated", result.user);
@@ -95,6 +98,7 @@ export function authentication(authenticate: (credentials: Credentials) => Promi
 /** `Impersonate-*` headers: act as another user when the authenticated one may impersonate them. */
 export function impersonation(authorizer: Authorizer, profile: NamingProfile): Filter {
   return async (c, next) => {
+    if (!impersonating(c.env.incoming.headers)) return next();
     const authenticated = c.get("authenticated");
     const impersonated = await impersonate(c.env.incoming.headersDistinct, authenticated, authorizer, profile);
     if (impersonated instanceof StatusError) return respondError(impersonated);
@@ -104,6 +108,12 @@ export function impersonation(authorizer: Authorizer, profile: NamingProfile): F
     }
     await next();
   };
+}
+
+/** Whether any `Impersonate-*` header came: most requests have none, and need no distinct headers built. */
+function impersonating(headers: IncomingHttpHeaders): boolean {
+  for (const name in headers) if (name.startsWith("impersonate-")) return true;
+  return false;
 }
 
 /** What the request asks (verb, resource, namespace, name), then whether its user may: 403 if not. */
@@ -130,9 +140,29 @@ export function authorization(authorizer: Authorizer, profile: NamingProfile): F
           if (record.event.annotations?.[key] === undefined) record.annotate(key, value);
         }
       : undefined;
-    c.set("ctx", { user, profile, warnings: [], authorizer, ...(annotate ? { annotate } : {}) });
+    c.set("ctx", new RequestScope(user, profile, authorizer, annotate));
     await next();
   };
+}
+
+/**
+ * A request's context as its handler sees it. A class, so that every request's has one shape, and its
+ * `signal` comes from the deadline the deadline filter sets, made only when a handler asks for it.
+ */
+class RequestScope implements RequestContext {
+  readonly warnings: string[] = [];
+  deadline: Deadline | undefined;
+
+  constructor(
+    readonly user: UserInfo,
+    readonly profile: NamingProfile,
+    readonly authorizer: Authorizer,
+    readonly annotate: ((key: string, value: string) => void) | undefined,
+  ) {}
+
+  get signal(): AbortSignal | undefined {
+    return this.deadline?.signal;
+  }
 }
 
 /** Watches are long-running: the deadline does not apply to them (request info says which). */
@@ -168,13 +198,6 @@ export class Deadline {
  * a wait for a revision ends. Watches have their own timeout (`timeoutSeconds`).
  */
 export function deadline(ms: number): Filter {
-  const expireAfter = (limit: number) =>
-    timeout(limit, (c) => {
-      const error = errors.timeout("request did not complete within the allotted timeout", 0);
-      c.get("deadline").expire(error);
-      return new HTTPException(504, { res: respondError(error) });
-    });
-  const expire = expireAfter(ms);
   return (c, next) => {
     if (isWatch(c)) return next();
     // The client's own `timeout` shortens the deadline, never lengthens it (WithRequestDeadline).
@@ -186,8 +209,26 @@ export function deadline(ms: number): Filter {
     }
     const deadline = new Deadline();
     c.set("deadline", deadline);
-    Object.defineProperty(c.get("ctx"), "signal", { get: () => deadline.signal, enumerable: true });
-    return requested !== undefined && requested > 0 && requested < ms ? expireAfter(requested)(c, next) : expire(c, next);
+    (c.get("ctx") as RequestScope).deadline = deadline;
+    const limit = requested !== undefined && requested > 0 && requested < ms ? requested : ms;
+    // The handler, raced by a timer: one promise, where a race of two promises made several per request.
+    return new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const error = errors.timeout("request did not complete within the allotted timeout", 0);
+        deadline.expire(error);
+        reject(new HTTPException(504, { res: respondError(error) }));
+      }, limit);
+      next().then(
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        (e: unknown) => {
+          clearTimeout(timer);
+          reject(e);
+        },
+      );
+    });
   };
 }
 
