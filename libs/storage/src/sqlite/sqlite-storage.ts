@@ -119,7 +119,13 @@ export class SqliteStorage implements ServingStorage {
     const keyIs = and(eq(objects.resource, key.resource), eq(objects.namespace, key.namespace), eq(objects.name, key.name));
     const counter = (name: string) => this.db.select({ value: counters.value }).from(counters).where(eq(counters.name, name)).prepare();
     this.q = {
-      get: this.db.select({ revision: objects.revision, value: objects.value }).from(objects).where(keyIs).prepare(),
+      // better-sqlite3's own statement, as a row of two values: drizzle's prepared query maps the
+      // placeholders and builds the row object on every call, most of a get's storage time.
+      get: this.sqlite
+        .prepare<[string, string, string], [number, StoredValue]>(
+          "SELECT revision, value FROM objects WHERE resource = ? AND namespace = ? AND name = ?",
+        )
+        .raw(),
       nextRevision: this.db
         .update(counters)
         .set({ value: sql`${counters.value} + 1` })
@@ -197,9 +203,9 @@ export class SqliteStorage implements ServingStorage {
   }
 
   async get(key: ObjectKey): Promise<StoredObject | undefined> {
-    const row = this.q.get.get({ ...key });
+    const row = this.q.get.get(key.resource, key.namespace, key.name);
     if (!row) return undefined;
-    return storedObject(key, row.revision, row.value, this.transformerFor(key.resource));
+    return storedObject(key, row[0], row[1], this.transformerFor(key.resource));
   }
 
   onCommit(listener: (change: Change) => void): () => void {
@@ -289,10 +295,11 @@ export class SqliteStorage implements ServingStorage {
 
   /** The current row, checked against the revision the caller's change was based on. */
   private expect(key: ObjectKey, expectedRevision: number): { revision: number; value: StoredValue } {
-    const current = this.q.get.get({ ...key });
+    const current = this.q.get.get(key.resource, key.namespace, key.name);
     if (!current) throw new KeyNotFoundError(key);
-    if (current.revision !== expectedRevision) throw new RevisionConflictError(key, expectedRevision);
-    return current;
+    const [revision, value] = current;
+    if (revision !== expectedRevision) throw new RevisionConflictError(key, expectedRevision);
+    return { revision, value };
   }
 
   async create(key: ObjectKey, object: KubeObject): Promise<Change> {
