@@ -337,6 +337,33 @@ describe("enforcement", () => {
     }
   });
 
+  it("compiles as CRD rules do: optional entries and raw bytes literals in matchConditions and validations", async () => {
+    const ns = await freshNamespace(t.api, "vap");
+    const remove = await bind(
+      "literals",
+      {
+        ...replicasPolicy(ns, {
+          expression: "{?'tier': object.metadata.?labels.?tier}.tier.matches(string(br'^[a-z]+\\d?$'))",
+          message: "a tier is letters and at most one digit",
+        }),
+        matchConditions: [{ name: "tiered", expression: "[?object.metadata.?labels.?tier].size() == 1" }],
+      },
+      { validationActions: ["Deny"] },
+    );
+    try {
+      const path = `/apis/apps/v1/namespaces/${ns}/deployments`;
+      expect((await t.api.post(path, deployment("untiered", 1))).status).toBe(201);
+      expect((await t.api.post(path, deployment("tiered", 1, { tier: "web2" }))).status).toBe(201);
+      const refused = await t.api.post(path, deployment("shouty", 1, { tier: "WEB" }));
+      expect(refused.status).toBe(422);
+      expect(refused.body.message).toBe(
+        `deployments.apps "shouty" is forbidden: ValidatingAdmissionPolicy 'literals' with binding 'literals-binding' denied request: a tier is letters and at most one digit`,
+      );
+    } finally {
+      await remove();
+    }
+  });
+
   it("a validation's reason sets the code; without message, the expression is the message", async () => {
     const ns = await freshNamespace(t.api, "vap");
     const remove = await bind("reason", replicasPolicy(ns, { reason: "Forbidden", message: undefined }), { validationActions: ["Deny"] });

@@ -7,14 +7,11 @@
 // composition does.
 // Costs: each expression is metered against celconfig.PerCallLimit, and one evaluation of a policy
 // shares celconfig.RuntimeCELCostBudget (RuntimeCELCostBudgetMatchConditions for match conditions).
-import { Environment } from "@marcbachmann/cel-js";
+import type { Environment } from "@marcbachmann/cel-js";
 import { AUTHORIZER_TYPE, type AuthorizerValue, registerAuthorizerLibrary } from "./authorizer-library.js";
-import { celIssue } from "./crd-rules.js";
-import { registerExtensionLibraries } from "./extension-libraries.js";
-import { afterCheck, beforeCheck } from "./kubernetes-semantics.js";
-import { registerQuantityAndSemver } from "./libraries.js";
+import { type Parsed, baseEnvironment, celRuntimeMessage, compileExpression } from "./compile.js";
 import { type AstNode, CostLimitExceeded, instrument } from "./metering.js";
-import { costRun, metered, planRuntimeCost } from "./runtime-cost.js";
+import { costRun, metered } from "./runtime-cost.js";
 
 /** celconfig.PerCallLimit. */
 export const ADMISSION_PER_CALL_COST_LIMIT = 1_000_000;
@@ -29,8 +26,6 @@ export const OUT_OF_BUDGET = "validation failed due to running out of cost budge
 /** What an expression must evaluate to (its ExpressionAccessor.ReturnTypes). */
 export type ExpressionReturn = "bool" | "string" | "string-or-null" | "any";
 
-type Parsed = ReturnType<Environment["parse"]>;
-
 /** Which optional variables an expression may use (Kubernetes' OptionalVariableDeclarations). */
 export interface AdmissionDeclarations {
   params: boolean;
@@ -40,12 +35,16 @@ export interface AdmissionDeclarations {
 
 const environments = new Map<string, Environment>();
 
-/** One metered environment per combination of `params` and `authorizer`. */
+/**
+ * One metered environment per combination of `params` and `authorizer`: the base environment CRD
+ * rules also start from (compile.ts), with the admission variables.
+ */
 function environment(params: boolean, authorizer: boolean): Environment {
   const key = `${params}/${authorizer}`;
   let env = environments.get(key);
   if (!env) {
-    env = registerExtensionLibraries(registerQuantityAndSemver(new Environment({ enableOptionalTypes: true })))
+    env = baseEnvironment
+      .clone()
       .registerVariable("object", "dyn")
       .registerVariable("oldObject", "dyn")
       .registerVariable("request", "dyn")
@@ -98,24 +97,12 @@ export function compileAdmissionExpression(
   options: AdmissionDeclarations,
 ): AdmissionExpression {
   const env = environment(options.params, options.authorizer ?? true);
-  let parsed: Parsed;
-  try {
-    parsed = env.parse(expression);
-  } catch (e) {
-    return { expression, error: `compilation failed: ${celIssue(expression, e as Parameters<typeof celIssue>[1])}` };
-  }
-  // cel-go's has() on any selection (`has(object.spec.containers[0].name)`), and its semantics where the
-  // engine's differ (RE2 matches(), value ranges, the left error first in `&&`/`||`), as in CRD rules.
-  beforeCheck(parsed.ast);
-  const checked = parsed.check();
-  if (!checked.valid) {
-    const e = (checked.error ?? new Error("type check failed")) as Parameters<typeof celIssue>[1];
-    return { expression, error: `compilation failed: ${celIssue(expression, e)}` };
-  }
-  afterCheck(parsed.ast, { structuralEquality: false });
-  planRuntimeCost(parsed.ast);
-  const wrongType = returnTypeError(returns, checked.type ?? "dyn");
-  return wrongType ? { expression, error: wrongType } : { expression, program: parsed };
+  // The same compilation as CRD rules: cel-go's literals (`[?x]`, `{?k: v}`, `br'…'`), has() on any
+  // selection, literal validators, Kubernetes' semantics; objects here are untyped JSON.
+  const compiled = compileExpression(env, expression, { structuralEquality: false });
+  if ("issue" in compiled) return { expression, error: `compilation failed: ${compiled.issue}` };
+  const wrongType = returnTypeError(returns, compiled.type);
+  return wrongType ? { expression, error: wrongType } : { expression, program: compiled.parsed };
 }
 
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
@@ -199,12 +186,8 @@ export class AdmissionActivation {
     const { value, error, cost } = metered(limit, () => program(this.ctx), compiled.program.ast as unknown as AstNode);
     if (error instanceof CostLimitExceeded && limit < ADMISSION_PER_CALL_COST_LIMIT) return undefined;
     this.remaining -= cost;
-    if (error !== undefined) {
-      const message = (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
-      // cel-go's words for a missing map key.
-      const text = message.replace(/^No such key: /, "no such key: ");
-      return { error: `expression '${compiled.expression}' resulted in error: ${text}` };
-    }
+    if (error !== undefined)
+      return { error: `expression '${compiled.expression}' resulted in error: ${celRuntimeMessage(error).split("\n")[0]}` };
     return { value };
   }
 }

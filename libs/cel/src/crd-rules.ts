@@ -4,26 +4,13 @@
 // Kubernetes libraries orch has (quantity, semver, lists, regex), and a metered evaluator with
 // Kubernetes' per-call cost limit. This module knows types, not schemas: @orch/schema derives a
 // RuleType from a structural schema and walks the object.
-import { Environment, Optional } from "@marcbachmann/cel-js";
-import { type AstNode, CostLimitExceeded, instrument } from "./metering.js";
-import { costRun, metered, planRuntimeCost } from "./runtime-cost.js";
-import { registerExtensionLibraries } from "./extension-libraries.js";
-import {
-  afterCheck,
-  aggregateLiteralIssue,
-  beforeCheck,
-  dropAbsentOptionalEntries,
-  literalIssues,
-  objectIndexIssue,
-} from "./kubernetes-semantics.js";
-import { rewriteLiterals } from "./literal-rewrites.js";
-import { ABSENT_ENTRY, OPTIONAL_ENTRY_FUNCTION, rewriteOptionalEntries } from "./optional-entries.js";
-import { INVALID_NULL, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
-import { registerQuantityAndSemver } from "./libraries.js";
+import { type Environment, Optional } from "@marcbachmann/cel-js";
+import { type CompileOptions, type Parsed, baseEnvironment as base, celRuntimeMessage, compileExpression } from "./compile.js";
 import { estimateCost } from "./cost-estimate.js";
+import { type AstNode, CostLimitExceeded, instrument } from "./metering.js";
 import { compileRegexp } from "./re2.js";
-import { registerOptionalMacros } from "./optional-macros.js";
-import { registerStandardGaps } from "./standard-gaps.js";
+import { costRun, metered } from "./runtime-cost.js";
+import { INVALID_NULL, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 
 /** celconfig.PerCallLimit: the runtime cost one rule evaluation may use. */
 export const CRD_RULE_PER_CALL_COST_LIMIT = 1_000_000;
@@ -49,78 +36,9 @@ export function celCostErrorMessage(costName: string, cost: number, limit: numbe
   return `${costName} exceeds budget by factor of ${f} (try simplifying the rule, or adding maxItems, maxProperties, and maxLength where arrays, maps, and strings are declared)`;
 }
 
+export { type CelError, type CompileOptions, celIssue } from "./compile.js";
 export { CEL_RESERVED_WORDS, type RuleField, type RuleType, type RuleTypeSize, escapeFieldName, isCelIdentifier } from "./rule-types.js";
 import { type RuleType, escapeFieldName } from "./rule-types.js";
-
-// ---------------------------------------------------------------------------------------------
-// The base environment: libraries every rule environment starts from.
-// ---------------------------------------------------------------------------------------------
-
-const base = registerQuantityAndSemver(new Environment({ enableOptionalTypes: true, homogeneousAggregateLiterals: false }));
-
-// Lists library (k8s.io/apiserver/pkg/cel/library/lists.go): ordering functions for the comparable
-// element types (uints, durations and timestamps compare by their valueOf, bytes byte by byte), sums
-// of the summable ones, indexOf for any element type.
-const compare = (a: unknown, b: unknown): number => {
-  if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.compare(a, b);
-  return (a as number) < (b as number) ? -1 : (a as number) > (b as number) ? 1 : 0;
-};
-const UnsignedInt = (base.evaluate("1u") as object).constructor as new (value: bigint) => object;
-const Duration = (base.evaluate("duration('0s')") as object).constructor as new (seconds: bigint, nanos: number) => object;
-const nanosOf = (d: unknown) => {
-  const { seconds, nanos } = d as { seconds: bigint; nanos: number };
-  return seconds * 1_000_000_000n + BigInt(nanos);
-};
-const sums: Record<string, (l: unknown[]) => unknown> = {
-  int: (l) => l.reduce((a, b) => (a as bigint) + (b as bigint), 0n),
-  // The engine's uint checks its range when built: an overflowing sum is an error, as in cel-go.
-  uint: (l) => new UnsignedInt(l.reduce((a: bigint, b) => a + (b as { valueOf(): bigint }).valueOf(), 0n)),
-  double: (l) => l.reduce((a, b) => (a as number) + (b as number), 0),
-  "google.protobuf.Duration": (l) => {
-    const total = l.reduce((a: bigint, d) => a + nanosOf(d), 0n);
-    return new Duration(total / 1_000_000_000n, Number(total % 1_000_000_000n));
-  },
-};
-for (const t of ["int", "uint", "double", "bool", "string", "bytes", "google.protobuf.Duration", "google.protobuf.Timestamp"] as const) {
-  base.registerFunction(`list<${t}>.isSorted(): bool`, (l: unknown[]) => l.every((x, i) => i === 0 || compare(l[i - 1], x) <= 0));
-  const sum = sums[t];
-  if (sum) base.registerFunction(`list<${t}>.sum(): ${t}`, sum);
-  for (const name of ["min", "max"] as const) {
-    base.registerFunction(`list<${t}>.${name}(): ${t}`, (l: unknown[]) => {
-      if (l.length === 0) throw new Error(`${name} called on empty list`);
-      return l.reduce((a, b) => (compare(a, b) * (name === "min" ? 1 : -1) <= 0 ? a : b));
-    });
-  }
-}
-base
-  .registerFunction("list<A>.indexOf(A): int", (l: unknown[], x: unknown) => BigInt(l.findIndex((y) => celEquals(y, x))))
-  .registerFunction("list<A>.lastIndexOf(A): int", (l: unknown[], x: unknown) => BigInt(l.findLastIndex((y) => celEquals(y, x))));
-
-// Kubernetes' other libraries (IP, CIDR, URL, format, sets, regex, strings.quote/format) and the
-// strings extension's replace and charAt.
-registerExtensionLibraries(base);
-registerStandardGaps(base, celEquals);
-registerOptionalMacros(base);
-base.registerFunction(`${OPTIONAL_ENTRY_FUNCTION}(optional<A>): A`, (o: Optional) => (o.hasValue() ? o.value() : ABSENT_ENTRY));
-base
-  .registerFunction("string.replace(string, string): string", (s: string, a: string, b: string) => s.replaceAll(a, b))
-  .registerFunction("string.replace(string, string, int): string", (s: string, a: string, b: string, n: bigint) => {
-    if (n < 0n) return s.replaceAll(a, b);
-    let out = s;
-    let from = 0;
-    for (let i = 0n; i < n; i++) {
-      const at = out.indexOf(a, from);
-      if (at < 0) break;
-      out = out.slice(0, at) + b + out.slice(at + a.length);
-      from = at + b.length;
-    }
-    return out;
-  })
-  .registerFunction("string.charAt(int): string", (s: string, i: bigint) => {
-    const chars = [...s];
-    if (i < 0n || i > BigInt(chars.length)) throw new Error(`index out of range: ${i}`);
-    return chars[Number(i)] ?? "";
-  });
 
 // ---------------------------------------------------------------------------------------------
 // Rule types and values
@@ -289,67 +207,6 @@ export interface CompiledCrdRule {
   evaluateMessage(self: unknown, oldSelf: unknown, costLimit: number): RuleEvaluation;
 }
 
-export interface CelError {
-  code?: string;
-  summary?: string;
-  message: string;
-  name?: string;
-  range?: { start: number };
-  /** The AST node the engine's error is about. */
-  node?: unknown;
-}
-
-/** cel-go prints types with parentheses: `list(string)`, `map(string, int)`. */
-const goType = (t: string) => t.replaceAll("<", "(").replaceAll(">", ")");
-
-interface CallNode {
-  op: string;
-  args: [string, ...unknown[]];
-  argTypes?: { name: string }[];
-}
-
-/** cel-go's words for a call no overload matches: the function, then the receiver's and arguments' types. */
-function callOverloadMessage(node: unknown): string | undefined {
-  const call = node as CallNode | undefined;
-  if (call?.op !== "call" && call?.op !== "rcall") return undefined;
-  const args = (call.argTypes ?? []).map((t) => goType(t.name)).join(", ");
-  const receiver = call.op === "rcall" ? goType((call.args[1] as { checkedType?: { name: string } }).checkedType?.name ?? "dyn") : "";
-  return `found no matching overload for '${call.args[0]}' applied to '${receiver}${receiver ? "." : ""}(${args})'`;
-}
-
-/** cel-go's issue text: `ERROR: <input>:1:6: message`, the source line and a caret. */
-export function celIssue(expression: string, e: CelError): string {
-  const summary = e.summary ?? e.message;
-  let message = summary;
-  if (e.name === "ParseError") message = `Syntax error: ${summary}`;
-  const subject = /: (.*)$/.exec(summary)?.[1] ?? "";
-  if (e.code === "unknown_variable") message = `undeclared reference to '${subject}' (in container '')`;
-  if (e.code === "no_such_key") message = `undefined field '${subject}'`;
-  if (e.code === "no_matching_overload") message = callOverloadMessage(e.node) ?? message;
-  const operator = /^no such overload: (.+) (==|!=|<|<=|>|>=|\+|-|\*|\/|%|in) (.+)$/.exec(summary);
-  if (operator) {
-    // cel-go names the operator's function and prints types with parentheses.
-    const [, left, op, right] = operator as unknown as [string, string, string, string];
-    const fn = op === "in" ? "@in" : `_${op}_`;
-    message = `found no matching overload for '${fn}' applied to '(${goType(left)}, ${goType(right)})'`;
-  }
-  let offset = e.range?.start ?? 0;
-  // cel-go places a field selection at its dot.
-  if (e.code === "no_such_key" && expression[offset - 1] === ".") offset--;
-  const before = expression.slice(0, offset);
-  const line = before.split("\n").length;
-  const column = offset - (before.lastIndexOf("\n") + 1);
-  const source = (expression.split("\n")[line - 1] ?? "").replaceAll("\t", " ");
-  return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${source}\n | ${".".repeat(Math.min(column, source.length))}^`;
-}
-
-type Parsed = ReturnType<Environment["parse"]>;
-
-/** How a program is built: with cel.OptOptimize's constant folding (Kubernetes' programs) or not. */
-export interface CompileOptions {
-  constantFolding?: boolean;
-}
-
 /** The error of the first constant pattern of a find()/findAll() call that RE2 refuses. */
 function constantPatternError(node: unknown): string | undefined {
   if (typeof node !== "object" || node === null) return undefined;
@@ -375,16 +232,6 @@ function refersTo(node: unknown, name: string): boolean {
   if (n.op === "id" && n.args === name) return true;
   const children = Array.isArray(n.args) ? n.args.flat() : [n.args];
   return children.some((c) => refersTo(c, name));
-}
-
-function runtimeMessage(e: unknown): string {
-  const err = e as CelError;
-  const text = (err.summary ?? err.message ?? String(e)).trim();
-  // cel-go: "index out of bounds: 100".
-  const outOfBounds = /index out of bounds, index (-?\d+)/.exec(text);
-  if (outOfBounds) return `index out of bounds: ${outOfBounds[1]}`;
-  // The engine capitalises its messages ("No such key"), Go does not; acronyms ("IP Address") stay.
-  return /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
 }
 
 /** Rule environments of one type tree: `oldSelf` plain or optional, created when first needed. */
@@ -418,60 +265,11 @@ class RuleEnvironments {
   }
 }
 
-function compileExpression(
-  env: Environment,
-  source: string,
-  options: CompileOptions = {},
-): { parsed: Parsed; type: string } | { issue: string } {
-  // Literals the engine does not parse are rewritten (literal-rewrites.ts), and `[?x]` and `{?k: v}`
-  // parsed as calls (optional-entries.ts); errors then point into that text.
-  const literals = rewriteLiterals(source);
-  const entries = rewriteOptionalEntries(literals?.text ?? source);
-  const expression = entries?.text ?? literals?.text ?? source;
-  const originalOffset = (offset: number) => {
-    const beforeEntries = entries ? entries.originalOffset(offset) : offset;
-    return literals ? literals.originalOffset(beforeEntries) : beforeEntries;
-  };
-  // Errors are shown in the author's text.
-  const issue = (e: CelError) =>
-    celIssue(
-      source,
-      expression !== source && e.range
-        ? {
-            code: e.code,
-            name: e.name,
-            summary: e.summary ?? e.message,
-            message: e.message,
-            node: e.node,
-            range: { start: originalOffset(e.range.start) },
-          }
-        : e,
-    );
-  let parsed: Parsed;
-  try {
-    parsed = env.parse(expression);
-  } catch (e) {
-    return { issue: issue(e as CelError) };
-  }
-  beforeCheck(parsed.ast);
-  const checked = parsed.check();
-  if (!checked.valid) return { issue: issue((checked.error ?? new Error("type check failed")) as CelError) };
-  // Mixed literals are refused after checking, as cel-go's validator does, so string.format() may mix.
-  const [literal] = [objectIndexIssue(parsed.ast), aggregateLiteralIssue(parsed.ast), ...literalIssues(parsed.ast, base)].filter(
-    (x) => x !== undefined,
-  );
-  if (literal) return { issue: issue(literal) };
-  afterCheck(parsed.ast, { structuralEquality: true });
-  if (entries) dropAbsentOptionalEntries(parsed.ast);
-  planRuntimeCost(parsed.ast, options);
-  return { parsed, type: checked.type ?? "dyn" };
-}
-
 function run(parsed: Parsed, ctx: Record<string, unknown>, costLimit: number): RuleEvaluation {
   const program = parsed as unknown as (c: Record<string, unknown>) => unknown;
   const { value, error, cost } = metered(costLimit, () => program(ctx), parsed.ast as unknown as AstNode);
   if (error === undefined) return { ok: true, value, cost };
-  const message = runtimeMessage(error);
+  const message = celRuntimeMessage(error);
   if (error instanceof CostLimitExceeded) return { ok: false, reason: "cost", message, cost };
   return { ok: false, reason: message.startsWith("no such overload") ? "overload" : "runtime", message, cost };
 }

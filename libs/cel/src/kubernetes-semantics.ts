@@ -381,6 +381,16 @@ const isOptionalEntry = (n: unknown): boolean =>
   typeof n === "object" && n !== null && (n as Node).op === "call" && (n as { args: [string] }).args[0] === OPTIONAL_ENTRY_FUNCTION;
 
 /**
+ * A node's own evaluation, to wrap: one set on the node by these passes, else the operator's — not the
+ * engine's `ASTNode.evaluate`, which replaces itself by the operator's on its first call (a wrapper of
+ * it would run once).
+ */
+function operatorEvaluate(n: Node): (...a: unknown[]) => unknown {
+  const own = Object.hasOwn(n, "evaluate") ? (n as unknown as { evaluate: (...a: unknown[]) => unknown }).evaluate : undefined;
+  return own ?? (n.meta.evaluate as (...a: unknown[]) => unknown);
+}
+
+/**
  * cel-go's `&&` and `||` when neither operand decides: the error reported is the left operand's
  * (the engine reports the right one's). The left operand runs again only on that error path.
  */
@@ -388,7 +398,7 @@ function leftErrorFirst(root: unknown): void {
   walk(root as Node, (n) => {
     if (n.op !== "&&" && n.op !== "||") return;
     const node = n as Node & { evaluate(evaluator: { run(node: unknown, ctx: unknown): unknown }, self: unknown, ctx: unknown): unknown };
-    const original = node.evaluate;
+    const original = operatorEvaluate(n);
     const [left] = n.args as [Node];
     node.evaluate = (evaluator, self, ctx) => {
       try {
@@ -409,7 +419,7 @@ export function dropAbsentOptionalEntries(root: unknown): void {
       (n.op === "map" && (n.args as [unknown, unknown][]).some(([, v]) => isOptionalEntry(v)));
     if (!optional) return;
     const node = n as Node & { evaluate(...a: unknown[]): unknown };
-    const original = node.evaluate;
+    const original = operatorEvaluate(n);
     node.evaluate = (...a: unknown[]) => {
       const value = original.apply(node, a);
       return value instanceof Promise ? value.then(dropAbsentEntries) : dropAbsentEntries(value);

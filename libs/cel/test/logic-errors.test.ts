@@ -17,6 +17,11 @@ describe("errors in && and ||", () => {
     expect(evaluate("self.m['a'] == 1 || self.m['b'] == 1", { m: {} })).toMatchObject({ ok: false, message: "no such key: a" });
   });
 
+  it("reports the left operand's error on every evaluation of a compiled rule, not only the first", () => {
+    const [compiled] = compileCrdRules(type, [{ rule: "self.m['a'] == 1 && self.m['b'] == 1" }]);
+    for (let i = 0; i < 3; i++) expect(compiled!.evaluate({ m: {} }, undefined, 1_000_000)).toMatchObject({ message: "no such key: a" });
+  });
+
   it("reports the failing operand's error when the other does not decide", () => {
     expect(evaluate("self.m['a'] == 1 || self.m['b'] == 1", { m: { a: 2 } })).toMatchObject({ ok: false, message: "no such key: b" });
     expect(evaluate("self.m['a'] == 1 && self.m['b'] == 1", { m: { b: 1 } })).toMatchObject({ ok: false, message: "no such key: a" });

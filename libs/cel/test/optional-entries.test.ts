@@ -30,6 +30,14 @@ describe("optional entries in literals", () => {
     expect(evaluate("[?optional.none()].size() == 0", {})).toBe(true);
   });
 
+  it("leaves absent entries out on every evaluation of a compiled rule, not only the first", () => {
+    const [compiled] = compileCrdRules(type, [{ rule: "[?self.?a].size() + size({?'b': self.?b}) == 0" }]);
+    const run = (self: object) => compiled!.evaluate(self, undefined, 1_000_000);
+    expect(run({ a: "x", b: "y" })).toMatchObject({ ok: true, value: false });
+    expect(run({})).toMatchObject({ ok: true, value: true });
+    expect(run({})).toMatchObject({ ok: true, value: true });
+  });
+
   it("leaves out map entries whose optional value is absent", () => {
     expect(evaluate("{?'a': self.?a, ?'b': self.?b, 'c': 'z'} == {'a': 'x', 'c': 'z'}", { a: "x" })).toBe(true);
     expect(evaluate("size({?'a': self.?a, ?'b': self.?b}) == 0", {})).toBe(true);
