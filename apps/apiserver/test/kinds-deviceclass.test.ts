@@ -112,7 +112,7 @@ describe("DeviceClass: selectors", () => {
     const expression = "device.vendor == 'x'";
     const r = await t.api.post(DCS, dc(name, { selectors: [cel("true"), cel(expression)] }));
     const [cause] = await refused(r, name, ["spec.selectors[1].cel.expression"]);
-    const detail = "compilation failed: ERROR: <input>:1:8: undefined field 'vendor'\n | device.vendor == 'x'\n | .......^";
+    const detail = "compilation failed: ERROR: <input>:1:7: undefined field 'vendor'\n | device.vendor == 'x'\n | ......^";
     expect(cause).toEqual({
       reason: "FieldValueInvalid",
       field: "spec.selectors[1].cel.expression",
@@ -139,6 +139,21 @@ describe("DeviceClass: selectors", () => {
       "spec.selectors[0].cel.expression",
     ]);
     expect(cause!.message).toBe('Invalid value: "device.driver": must evaluate to bool or the unknown type, not string');
+  });
+
+  it("cel.expression's estimated cost is within 1,000,000 → 422 Forbidden: too complex", async () => {
+    const name = fresh();
+    // A device's maps and strings have no declared bound: two map() over an attribute map are estimated
+    // beyond any limit (Kubernetes' own "expensive" case), and RE2 over a string of unknown length too.
+    const expensive = 'device.attributes["dra.example.com"].map(s, s.lowerAscii()).map(s, s.size()).sum() == 0';
+    const r = await t.api.post(DCS, dc(name, { selectors: [cel("true"), cel(expensive), cel('device.driver.matches("^gpu")')] }));
+    const causes = await refused(r, name, ["spec.selectors[1].cel.expression", "spec.selectors[2].cel.expression"]);
+    expect(causes[0]).toEqual({
+      reason: "FieldValueForbidden",
+      field: "spec.selectors[1].cel.expression",
+      message: "Forbidden: too complex, exceeds cost limit",
+    });
+    await create({ selectors: [cel('device.driver == "gpu.example.com" && device.attributes["gpu.example.com"].cores > 4096')] });
   });
 
   it("cel.expression is at most 10 Ki → 422 Too long", async () => {

@@ -57,8 +57,8 @@ const isList = (t: string) => t.startsWith("list<") || t === "list";
 const isMap = (t: string) => t.startsWith("map<") || t === "map";
 const isStringLike = (t: string) => t === "string" || t === "bytes";
 const SCALARS = new Set(["bool", "double", "int", "uint", "google.protobuf.Duration", "google.protobuf.Timestamp"]);
-/** Object types of a rule's schema (cel-go StructKind): named by the rule environment. */
-const isStruct = (t: string) => t.startsWith("selfType");
+/** Object types (cel-go StructKind): a rule schema's `selfType…`, DRA's kubernetes.DRADevice. */
+const isStructNode = (n: Node): boolean => (n.checkedType as { kind?: string } | undefined)?.kind === "message";
 const MACROS = new Set(["all", "exists", "exists_one", "map", "filter"]);
 /** Kubernetes types whose equality costs 1 (library/cost.go `_==_`). */
 const CONSTANT_EQUALITY = new Set(["kubernetes.Quantity", "kubernetes.Semver", "net.IP", "net.CIDR", "kubernetes.IP", "kubernetes.CIDR"]);
@@ -67,11 +67,14 @@ class Coster {
   /** Comprehension variables in scope: the path and type of their range. */
   private readonly ranges = new Map<string, Info[]>();
 
-  constructor(private readonly root: RuleType) {}
+  constructor(private readonly root: RuleType | undefined) {}
 
-  /** EstimateSize of apiextensions' sizeEstimator: walk the declared type along the path (after `self`). */
+  /**
+   * EstimateSize of apiextensions' sizeEstimator: walk the declared type along the path (after `self`).
+   * Without a schema (DRA selectors: no SizeEstimator) nothing has a known size.
+   */
   private pathSize(path: string[] | undefined): Estimate | undefined {
-    if (!path || path.length === 0) return undefined;
+    if (!path || path.length === 0 || !this.root) return undefined;
     let t: RuleType | undefined = this.root;
     for (const step of path.slice(1)) {
       if (!t) return undefined;
@@ -103,7 +106,7 @@ class Coster {
       case ".": {
         const [operand, field] = n.args as [Node, string];
         const o = this.cost(operand);
-        const extra = isMap(o.type) || isStruct(o.type) ? ONE : ZERO;
+        const extra = isMap(o.type) || isStructNode(operand) ? ONE : ZERO;
         return { cost: plus(o.cost, extra), path: o.path ? [...o.path, field] : undefined, type };
       }
       case ".?":
@@ -477,7 +480,10 @@ function replaceCost(sz: Estimate, toReplace: Estimate, replaceWith: Estimate): 
   return { cost: byFactor(sz, 2 * STRING), size };
 }
 
-/** The estimated cost (min and max) of a checked expression whose `self` has type `root`. */
-export function estimateCost(ast: unknown, root: RuleType): Estimate {
+/**
+ * The estimated cost (min and max) of a checked expression whose `self` has type `root`; without a
+ * root, sizes are unknown (unbounded) but for scalars and literals, as for DRA device selectors.
+ */
+export function estimateCost(ast: unknown, root: RuleType | undefined): Estimate {
   return new Coster(root).cost(ast as Node).cost;
 }

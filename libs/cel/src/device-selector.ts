@@ -1,19 +1,20 @@
 // DRA device selectors: compile a DeviceClass's CEL expressions and evaluate them against a device,
 // as k8s.io/dynamic-resource-allocation/cel (compile.go) and the structured allocator do.
+import { celRuntimeMessage, compileExpression } from "./compile.js";
+import { estimateCost } from "./cost-estimate.js";
 import { DRADevice, draEnvironment } from "./environment.js";
 import { type AstNode, currentNode } from "./metering.js";
-import { metered, planRuntimeCost } from "./runtime-cost.js";
 import { Quantity } from "./quantity.js";
-import { afterCheck, beforeCheck } from "./kubernetes-semantics.js";
-import { compileRegexp } from "./re2.js";
+import { metered } from "./runtime-cost.js";
 import { Semver } from "./semver.js";
 
 /** resourceapi.CELSelectorExpressionMaxLength: 10 Ki, counted in bytes as Go's len(). */
 export const CEL_SELECTOR_EXPRESSION_MAX_LENGTH = 10 * 1024;
 
 /**
- * resourceapi.CELSelectorExpressionMaxCost: the per-expression cost limit Kubernetes' scheduler
- * enforces at run time, in cel-go's runtime cost units (runtime-cost.ts).
+ * resourceapi.CELSelectorExpressionMaxCost: the limit of a selector's estimated cost when it is
+ * created, and of its actual cost when the scheduler evaluates it, in cel-go's cost units
+ * (cost-estimate.ts, runtime-cost.ts).
  */
 export const CEL_SELECTOR_EXPRESSION_MAX_COST = 1_000_000;
 
@@ -43,6 +44,11 @@ export type EvaluationResult = { ok: true; matches: boolean; cost: number } | { 
 
 export interface DeviceSelectorProgram {
   readonly expression: string;
+  /**
+   * The estimated worst-case cost of one evaluation (cel-go's EstimateCost max, saturating at 2^64);
+   * Kubernetes refuses a new selector above CEL_SELECTOR_EXPRESSION_MAX_COST.
+   */
+  readonly maxCost: number;
   /** True or false, or an error: a non-boolean result, an unknown field, the cost limit. */
   evaluate(device: Device, options?: { costLimit?: number }): EvaluationResult;
 }
@@ -52,97 +58,31 @@ export type CompileResult =
   /** `TooLong` is Kubernetes' field.TooLong; `Invalid` carries the CEL message for field.Invalid. */
   | { ok: false; reason: "TooLong" | "Invalid"; message: string };
 
-interface CelError {
-  code?: string;
-  summary?: string;
-  message: string;
-  name?: string;
-  range?: { start: number };
-}
-
-/** cel-go's wording for the engine's most common compile errors. */
-function celGoMessage(e: CelError): string {
-  const summary = e.summary ?? e.message;
-  if (e.name === "ParseError") return `Syntax error: ${summary}`;
-  const subject = /: (.*)$/.exec(summary)?.[1] ?? "";
-  if (e.code === "unknown_variable") return `undeclared reference to '${subject}' (in container '')`;
-  if (e.code === "no_such_key") return `undefined field '${subject}'`;
-  return summary;
-}
-
-/** cel-go's ERROR: <input>:line:col: message, with the source line and a caret. */
-function display(expression: string, offset: number, message: string): string {
-  const before = expression.slice(0, offset);
-  const line = before.split("\n").length;
-  const column = offset - (before.lastIndexOf("\n") + 1);
-  const source = (expression.split("\n")[line - 1] ?? "").replaceAll("\t", " ");
-  return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${source}\n | ${".".repeat(Math.min(column, source.length))}^`;
-}
-
-const compilationFailed = (expression: string, offset: number, message: string): CompileResult => ({
-  ok: false,
-  reason: "Invalid",
-  message: `compilation failed: ${display(expression, offset, message)}`,
-});
-
 /** cel-go's spelling of a type: `list(int)`, `map(string, dyn)`, `null_type`. */
 const celGoType = (t: string) =>
   t === "null" ? "null_type" : t.replaceAll("optional<", "optional_type<").replaceAll("<", "(").replaceAll(">", ")");
 
-function isAstNode(x: unknown): x is AstNode {
-  return typeof x === "object" && x !== null && typeof (x as AstNode).op === "string" && "args" in x;
-}
-
-/** A `matches()` with a constant pattern that RE2 (and so Kubernetes) would refuse. */
-function literalRegexpProblem(node: AstNode): { offset: number; message: string } | undefined {
-  let pattern: AstNode | undefined;
-  if (node.op === "rcall" && (node.args as unknown[])[0] === "matches") pattern = ((node.args as unknown[])[2] as AstNode[])[0];
-  if (node.op === "call" && (node.args as unknown[])[0] === "matches") pattern = ((node.args as unknown[])[1] as AstNode[])[1];
-  if (pattern?.op === "value" && typeof pattern.args === "string") {
-    const compiled = compileRegexp(pattern.args);
-    if (!compiled.ok) return { offset: pattern.start, message: compiled.message };
-  }
-  const children = Array.isArray(node.args) ? node.args.flat() : [node.args];
-  for (const child of children) {
-    if (!isAstNode(child)) continue;
-    const found = literalRegexpProblem(child);
-    if (found) return found;
-  }
-  return undefined;
-}
-
 /**
- * Compiles a selector against the `device` variable: at most 10 Ki, well-formed, type-checked (an
- * unknown field of `device` is a compile error) and boolean (or dyn, checked when evaluated).
+ * Compiles a selector against the `device` variable as DRA's CompileCELExpression does: at most 10 Ki,
+ * compiled as every CEL expression of orch is (compile.ts: parse, type check — an unknown field of
+ * `device` is a compile error —, Kubernetes' literal validators), boolean (or dyn, checked when
+ * evaluated), and its worst-case cost estimated as cel-go's checker does (`maxCost`), which DeviceClass
+ * validation compares to CEL_SELECTOR_EXPRESSION_MAX_COST.
  */
 export function compileDeviceSelector(expression: string): CompileResult {
   if (Buffer.byteLength(expression) > CEL_SELECTOR_EXPRESSION_MAX_LENGTH) {
     return { ok: false, reason: "TooLong", message: `may not be more than ${CEL_SELECTOR_EXPRESSION_MAX_LENGTH} bytes` };
   }
-  let parsed: ReturnType<typeof draEnvironment.parse>;
-  try {
-    parsed = draEnvironment.parse(expression);
-  } catch (e) {
-    const err = e as CelError;
-    return compilationFailed(expression, err.range?.start ?? 0, celGoMessage(err));
+  const compiled = compileExpression(draEnvironment, expression, { structuralEquality: false });
+  if ("issue" in compiled) return { ok: false, reason: "Invalid", message: `compilation failed: ${compiled.issue}` };
+  if (compiled.type !== "bool" && compiled.type !== "dyn") {
+    return { ok: false, reason: "Invalid", message: `must evaluate to bool or the unknown type, not ${celGoType(compiled.type)}` };
   }
-  beforeCheck(parsed.ast);
-  const checked = parsed.check();
-  if (!checked.valid) {
-    const err = (checked.error ?? new Error("type check failed")) as CelError;
-    return compilationFailed(expression, err.range?.start ?? 0, celGoMessage(err));
-  }
-  const type = checked.type ?? "dyn";
-  if (type !== "bool" && type !== "dyn") {
-    return { ok: false, reason: "Invalid", message: `must evaluate to bool or the unknown type, not ${celGoType(type)}` };
-  }
-  const root = parsed.ast as unknown as AstNode;
-  const regexp = literalRegexpProblem(root);
-  if (regexp) return compilationFailed(expression, regexp.offset, regexp.message);
-  afterCheck(parsed.ast, { structuralEquality: false });
-  planRuntimeCost(parsed.ast);
-  const run = parsed as unknown as (context: { device: DRADevice }) => unknown;
-  return { ok: true, program: new Program(expression, root, run) };
+  const root = compiled.parsed.ast as unknown as AstNode;
+  // DRA's estimator has no size estimator: a device's strings, lists and maps are of unknown size.
+  const maxCost = estimateCost(root, undefined).max;
+  const run = compiled.parsed as unknown as (context: { device: DRADevice }) => unknown;
+  return { ok: true, program: new Program(expression, root, run, maxCost) };
 }
 
 /** cel-go's name of a value's type, for the non-boolean result error. */
@@ -167,18 +107,12 @@ function typeName(v: unknown): string {
   }
 }
 
-/** The engine's runtime error as cel-go words it (`no such key: model`). */
-function runtimeMessage(e: unknown): string {
-  const err = e as CelError;
-  const text = (err.summary ?? err.message ?? String(e)).trim();
-  return text.charAt(0).toLowerCase() + text.slice(1);
-}
-
 class Program implements DeviceSelectorProgram {
   constructor(
     readonly expression: string,
     private readonly root: AstNode,
     private readonly run: (context: { device: DRADevice }) => unknown,
+    readonly maxCost: number,
   ) {}
 
   evaluate(device: Device, options: { costLimit?: number } = {}): EvaluationResult {
@@ -189,7 +123,7 @@ class Program implements DeviceSelectorProgram {
 
   evaluateInput(device: DRADevice, limit: number): EvaluationResult {
     const { value, error, cost } = metered(limit, () => this.run({ device }), this.root);
-    if (error !== undefined) return { ok: false, message: runtimeMessage(error), cost };
+    if (error !== undefined) return { ok: false, message: celRuntimeMessage(error), cost };
     if (typeof value !== "boolean") {
       const t = typeName(value);
       return {

@@ -1,11 +1,10 @@
-// The CEL environment of DRA device selectors (k8s.io/dynamic-resource-allocation/cel): one typed
-// variable `device` (kubernetes.DRADevice), Kubernetes' quantity and semver libraries, cel.bind()
-// and optional values from the engine, and a metered evaluator (runtime-cost.ts) that enforces a cost bound.
-import { Environment } from "@marcbachmann/cel-js";
-import type { Quantity } from "./quantity.js";
-import { registerExtensionLibraries } from "./extension-libraries.js";
-import { registerQuantityAndSemver } from "./libraries.js";
+// The CEL environment of DRA device selectors (k8s.io/dynamic-resource-allocation/cel compile.go):
+// Kubernetes' base environment (compile.ts, as CRD rules and admission expressions have it) with the
+// semver library and cel.bind(), one typed variable `device` (kubernetes.DRADevice), and a metered
+// evaluator (runtime-cost.ts) that enforces a cost bound.
+import { baseEnvironment } from "./compile.js";
 import { instrument } from "./metering.js";
+import type { Quantity } from "./quantity.js";
 import { costRun } from "./runtime-cost.js";
 
 /** The value of `device`: the input of a selector, as Kubernetes declares it. */
@@ -18,7 +17,8 @@ export class DRADevice {
   ) {}
 }
 
-const env = registerExtensionLibraries(registerQuantityAndSemver(new Environment({ enableOptionalTypes: true })))
+const env = baseEnvironment
+  .clone()
   .registerType({
     name: "kubernetes.DRADevice",
     ctor: DRADevice,

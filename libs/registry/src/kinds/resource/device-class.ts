@@ -3,7 +3,7 @@
 // compiled by @orch/cel against the DRA `device` variable. `metadata.generation` follows `spec`
 // through the generic store (the default generation source is everything but metadata and status).
 import { DeviceClass, type NamingProfile } from "@orch/api";
-import { CEL_SELECTOR_EXPRESSION_MAX_LENGTH, compileDeviceSelector } from "@orch/cel";
+import { CEL_SELECTOR_EXPRESSION_MAX_COST, CEL_SELECTOR_EXPRESSION_MAX_LENGTH, compileDeviceSelector } from "@orch/cel";
 import { type FieldError, FieldPath, fieldError, jsonEqual } from "@orch/machinery";
 import type { KindDefinition } from "../../generic/kind.js";
 import { defineKind } from "../../generic/define.js";
@@ -25,14 +25,22 @@ function eachOf<T>(items: readonly T[] | undefined, max: number, at: FieldPath, 
   return items.flatMap((item, i) => check(item, at.index(i)));
 }
 
-/** validateSelector / validateCELExpression. An unchanged selector list is not compiled again ("stored"). */
+/**
+ * validateSelector / validateCELSelector: the expression compiles, and its estimated worst-case cost is
+ * within CELSelectorExpressionMaxCost. An unchanged selector list is not compiled again ("stored").
+ */
 function validateSelector(selector: Selector, at: FieldPath, stored: boolean): FieldError[] {
   if (!selector.cel) return [fieldError.required(at.child("cel"))];
   if (stored) return [];
   const expressionPath = at.child("cel", "expression");
   const expression = selector.cel.expression ?? "";
   const compiled = compileDeviceSelector(expression);
-  if (compiled.ok) return [];
+  if (compiled.ok) {
+    if (compiled.program.maxCost > CEL_SELECTOR_EXPRESSION_MAX_COST) {
+      return [fieldError.forbidden(expressionPath, "too complex, exceeds cost limit")];
+    }
+    return [];
+  }
   if (compiled.reason === "TooLong") return [fieldError.tooLong(expressionPath, "", CEL_SELECTOR_EXPRESSION_MAX_LENGTH)];
   return [fieldError.invalid(expressionPath, expression, compiled.message)];
 }
