@@ -16,6 +16,7 @@ import { Environment, Optional } from "@marcbachmann/cel-js";
 import { compareNumbersAcrossTypes } from "./numeric-comparison.js";
 import { OPTIONAL_ENTRY_FUNCTION, dropAbsentEntries } from "./optional-entries.js";
 import { compileRegexp, regexpMatches } from "./re2.js";
+import { timestampOperation, withFraction } from "./timestamps.js";
 import { checkRange, rangeError } from "./value-ranges.js";
 import { INVALID_NULL, INVALID_NULL_MESSAGE, celEquals, concatLists, isStructured } from "./values.js";
 
@@ -328,10 +329,32 @@ export function afterCheck(root: unknown, options: { structuralEquality: boolean
       n.handle = (left: unknown, right: unknown, ...rest: unknown[]) =>
         Array.isArray(left) && Array.isArray(right) ? concatLists(left, right) : original(left, right, ...rest);
     }
+    toTheNanosecond(n);
     checkRange(n);
     compareNumbersAcrossTypes(n);
     passNullItems(n);
   });
+}
+
+const TIMESTAMP_OPERATORS = new Set(["+", "-", "==", "!=", "<", "<=", ">", ">="]);
+
+/** Timestamps keep their nanoseconds (timestamps.ts) through parsing, arithmetic and comparison. */
+function toTheNanosecond(n: Node): void {
+  const original = n.handle;
+  if (!original) return;
+  if (n.op === "call" && (n.args as [string])[0] === "timestamp") {
+    n.handle = (values: unknown, ...rest: unknown[]) => {
+      const result = original(values, ...rest);
+      const [text] = values as unknown[];
+      return typeof text === "string" && result instanceof Date ? withFraction(result, text) : result;
+    };
+  } else if (TIMESTAMP_OPERATORS.has(n.op)) {
+    const op = n.op;
+    n.handle = (left: unknown, right: unknown, ...rest: unknown[]) => {
+      const exact = timestampOperation(op, left, right);
+      return exact ? exact.value : original(left, right, ...rest);
+    };
+  }
 }
 
 /**

@@ -3,6 +3,9 @@
 // string(timestamp), string(duration) and the identities duration(duration), timestamp(timestamp),
 // optional.ofNonZeroValue(), equality of optionals and their type, optional_type. Registered on the CRD rule environment.
 import { type Environment, Optional } from "@marcbachmann/cel-js";
+import { rfc3339 } from "./timestamps.js";
+
+export { rfc3339 };
 
 const TS = "google.protobuf.Timestamp";
 const DUR = "google.protobuf.Duration";
@@ -13,9 +16,6 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < n; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
   return a.length - b.length;
 }
-
-/** Go's time.RFC3339Nano: fractional seconds without trailing zeros. */
-export const rfc3339 = (d: Date) => d.toISOString().replace(/\.(\d*?)0*Z$/, (_m, digits: string) => (digits ? `.${digits}Z` : "Z"));
 
 /** cel-go's zero values: what optional.ofNonZeroValue() turns into optional.none(). */
 function isZero(v: unknown): boolean {

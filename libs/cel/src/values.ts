@@ -4,6 +4,7 @@
 // field, and the fields an x-kubernetes-preserve-unknown-fields object keeps beyond its schema take
 // part in equality without being selectable.
 import { Optional } from "@marcbachmann/cel-js";
+import { timestampNanos } from "./timestamps.js";
 
 /** How a list value behaves in == and +: by its schema's x-kubernetes-list-type. */
 export type ListKind = { readonly type: "set" } | { readonly type: "map"; readonly keys: readonly string[] };
@@ -134,7 +135,7 @@ export function celEquals(a: unknown, b: unknown): boolean {
   }
   if (a instanceof RuleObject) return b instanceof RuleObject && a.constructor === b.constructor && objectEquals(a, b);
   if (a instanceof Uint8Array) return b instanceof Uint8Array && a.length === b.length && a.every((x, i) => x === b[i]);
-  if (a instanceof Date) return b instanceof Date && a.getTime() === b.getTime();
+  if (a instanceof Date) return b instanceof Date && timestampNanos(a) === timestampNanos(b);
   if (a instanceof Optional) {
     if (!(b instanceof Optional) || a.hasValue() !== b.hasValue()) return false;
     return !a.hasValue() || celEquals(a.value(), b.value());
