@@ -444,20 +444,26 @@ class Planner {
     }
   }
 
-  /** `x in list`: a set lookup when the list is a literal of primitive constants (OptOptimize). */
+  /**
+   * `x in list`: a set lookup when the list is a literal of primitive constants (OptOptimize), and the
+   * constant false without evaluating `x` when that literal is empty.
+   */
   private inList(n: Node): void {
     const [element, range] = n.args as [Node, Node];
+    const constantRange = this.folding && range.op === "list" && this.isConstant(range);
     const primitives =
-      this.folding &&
-      range.op === "list" &&
-      this.isConstant(range) &&
+      constantRange &&
       (range.args as Node[]).every((x) => {
         const v = x.op === "value" ? x.args : x.op === "-_" ? 0 : undefined;
         return (
           typeof v === "bigint" || typeof v === "number" || typeof v === "string" || typeof v === "boolean" || v instanceof UnsignedInt
         );
       });
-    this.set(n, primitives ? FREE : { fixed: 0, slots: slotsOf([element, range]), priced: (v) => operatorCost("in", v[0], v[1]) });
+    if (constantRange && (range.args as Node[]).length === 0) {
+      this.set(n, { fixed: 0, slots: slotsOf([element]), priced: (_v, _r, costs) => -(costs[0] ?? 0) });
+    } else {
+      this.set(n, primitives ? FREE : { fixed: 0, slots: slotsOf([element, range]), priced: (v) => operatorCost("in", v[0], v[1]) });
+    }
     this.plan(element);
     this.plan(range);
   }
@@ -502,10 +508,15 @@ class Planner {
         return this.set(n, { fixed: selections - 1 + (base && !isAttribute(base) ? 1 : 0) });
       }
       case "bind": {
-        // A comprehension over [] whose accumulator is the bound value: the value and the body.
-        this.set(n, FREE);
-        for (const key of ["val", "exp"]) if (isNode(macro[key])) this.plan(macro[key] as Node);
-        return;
+        // A comprehension over [] (a constant when folded) whose accumulator is the bound value, which
+        // cel-go evaluates when the body first reads it: never, when the body does not name it.
+        const value = macro.val as Node;
+        const body = macro.exp as Node;
+        this.plan(value);
+        this.plan(body);
+        const fixed = this.folding ? 0 : LIST_CREATE;
+        if (refersTo(body, macro.var as string)) return this.set(n, { fixed });
+        return this.set(n, { fixed, slots: slotsOf([value]), priced: (_v, _r, costs) => -(costs[0] ?? 0) });
       }
       case "optMap":
       case "optFlatMap": {
@@ -587,6 +598,27 @@ class Planner {
       }
     }
   }
+}
+
+/** Whether `node` reads the variable `name` anywhere below it. */
+function refersTo(node: unknown, name: string): boolean {
+  let found = false;
+  const seen = new Set<unknown>();
+  const visit = (x: unknown): void => {
+    if (found || typeof x !== "object" || x === null || seen.has(x)) return;
+    seen.add(x);
+    if (isNode(x)) {
+      if (x.op === "id" && x.args === name) found = true;
+      visit(x.args);
+      visit(x.meta.alternate);
+      if (x.meta.macro) for (const v of Object.values(x.meta.macro)) if (v !== x) visit(v);
+      return;
+    }
+    if (Array.isArray(x)) for (const v of x) visit(v);
+    else if (Object.getPrototypeOf(x) === Object.prototype) for (const v of Object.values(x)) visit(v);
+  };
+  visit(node);
+  return found;
 }
 
 /** Whether has()'s argument selects through an optional (its selection then runs as a whole). */

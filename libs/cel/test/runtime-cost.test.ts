@@ -347,6 +347,10 @@ describe("Kubernetes' CRD validation costs (apiextensions-apiserver v0.32 valida
     expect(costOf("has(m.a)", vars, input).cost).toBe(1);
     expect(costOf("has(m.a.b)", vars, input).cost).toBe(2);
     expect(costOf("cel.bind(v, m.a, v.b + v.b)", vars, input).cost).toBe(2 + 2 + 2 + 1);
+    // A bound value the body never reads is never evaluated; `x in []` is the constant false.
+    expect(costOf("cel.bind(v, m.a.b + m.a.b, true)", vars, input).cost).toBe(0);
+    expect(costOf("cel.bind(v, m.a.b + m.a.b, true)", vars, input, false).cost).toBe(10);
+    expect(costOf("m.a.b in []", vars, input).cost).toBe(0);
     expect(costOf("m.?a.orValue(m.a)", vars, input).cost).toBe(2);
     expect(costOf("m.?z.orValue(m.a)", vars, input).cost).toBe(2 + 2);
   });
