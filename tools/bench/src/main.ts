@@ -19,7 +19,7 @@ import { MIXED_OBJECTS, type MixedResult, mixedByKind, mixedWorkload, prepareMix
 import { slowClientLatency } from "./slow-clients.js";
 import { tokenLoad } from "./tokens.js";
 import { controlPlaneStarts } from "./control-planes.js";
-import { type PodFigures, podFigures } from "./pods.js";
+import { type PodFigures, podFigures, stagePercents, stages } from "./pods.js";
 import { type CrdFigures, crdFigures, median } from "./crds.js";
 import { watcherFanout } from "./watchers.js";
 import { type ReplicaFigures, replicaFigures } from "./replicas.js";
@@ -659,7 +659,8 @@ if (process.argv[2] === "--baseline-server") {
   await rm(dataDir, { recursive: true, force: true });
 } else if (process.argv.includes("--pods")) {
   // `npm run bench -- --pods`: only the pods figures.
-  const f = await podFigures(root, N.podNodes, N.podReplicas);
+  // `--timeline`: also when each pod was created, bound, Running and Ready (one more watch on the apiserver).
+  const f = await podFigures(root, N.podNodes, N.podReplicas, { timeline: process.argv.includes("--timeline") });
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
   console.log("| measure | result | target |\n|---|---|---|");
   for (const [a, b, t] of podRows(f)) console.log(`| ${a} | ${b} | ${t} |`);
@@ -671,6 +672,25 @@ if (process.argv[2] === "--baseline-server") {
       2,
     )} |`,
   );
+  if (f.timeline) {
+    console.log(`\n| stage (from a watch) | ${stagePercents.map((pc) => `${pc} % of pods`).join(" | ")} |`);
+    console.log(`|---|${stagePercents.map(() => "---|").join("")}`);
+    for (const s of stages) console.log(`| ${s} | ${f.timeline.stages[s].map((ms) => `${fmt(ms / 1000, 2)} s`).join(" | ")} |`);
+    console.log(`\n| second | ${stages.join(" | ")} |\n|---|${stages.map(() => "---|").join("")}`);
+    for (const [i, counts] of f.timeline.perSecond.entries()) console.log(`| ${i + 1} | ${stages.map((s) => counts[s]).join(" | ")} |`);
+  }
+  console.log(`\n| process | CPU seconds, create → all Ready |\n|---|---|`);
+  for (const [name, seconds] of f.cpuSeconds) console.log(`| ${name} | ${fmt(seconds, 2)} |`);
+  console.log(
+    `| control plane, total | ${fmt(
+      f.cpuSeconds.reduce((sum, [, s]) => sum + s, 0),
+      2,
+    )} |`,
+  );
+  console.log(
+    `| the whole machine (${cpus().length} cores × ${fmt(f.readyMs / 1000, 1)} s = ${fmt((cpus().length * f.readyMs) / 1000, 1)}) | ${fmt(f.machineCpuSeconds, 2)} |`,
+  );
+  if (f.restarts.length > 0) console.log(`\nRestarts and lost leases during the run:\n${f.restarts.join("\n")}`);
 } else if (process.argv.includes("--replicas")) {
   // `npm run bench -- --replicas`: SQLite, PostgreSQL, and three PostgreSQL apiservers behind HAProxy.
   const r: ReplicaFigures = await replicaFigures({

@@ -3,7 +3,7 @@
 // pod is Ready and the Deployment Available. Nothing is marked by hand: the deployment-controller
 // creates the pods, the scheduler binds them, the orchlet starts them.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, readFileSync, readdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,6 +24,106 @@ export interface PodFigures {
    * includes the nodes' heartbeats (Lease renewals, status reports) of that time.
    */
   requestsPerPod: [string, number][];
+  /**
+   * With `timeline`: when the pods reached each stage, from a watch opened before the create (one more
+   * watcher for the apiserver to serve): milliseconds from the create request until 10, 50, 90 and 100 %
+   * of the replicas had been created, bound, were Running, were Ready; and how many were in each stage
+   * at the end of each second.
+   */
+  timeline?: { stages: Record<Stage, number[]>; perSecond: Record<Stage, number>[] };
+  /** CPU seconds (user + system) each process of the control plane spent from the create until Ready. */
+  cpuSeconds: [string, number][];
+  /** CPU seconds the whole machine was busy in the same time (every process, the bench's and others' too). */
+  machineCpuSeconds: number;
+  /** Lines of the launcher's log that say a process exited or lost its lease (restarts under load). */
+  restarts: string[];
+}
+
+export const stages = ["created", "bound", "running", "ready"] as const;
+export type Stage = (typeof stages)[number];
+export const stagePercents = [10, 50, 90, 100];
+
+/** The stage a pod has reached, from the pod as a watch shows it. */
+function stageTimes(pod: any, at: number, times: Partial<Record<Stage, number>>): void {
+  times.created ??= at;
+  if (pod.spec?.nodeName) times.bound ??= at;
+  if (pod.status?.phase === "Running") times.running ??= at;
+  if (pod.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True")) times.ready ??= at;
+}
+
+/**
+ * The launcher's children by name (`apiserver`, `scheduler`, …, `nats-server`), from /proc: their
+ * command lines name the bundle (`apps/<name>/dist/main.mjs`) or the program.
+ */
+function controlPlaneProcesses(launcherPid: number): Map<string, number> {
+  const found = new Map<string, number>();
+  const children = (pid: number): number[] => {
+    try {
+      return readdirSync(`/proc/${pid}/task`).flatMap((t) =>
+        readFileSync(`/proc/${pid}/task/${t}/children`, "utf8").split(" ").filter(Boolean).map(Number),
+      );
+    } catch {
+      return [];
+    }
+  };
+  for (const pid of children(launcherPid)) {
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+    } catch {
+      continue;
+    }
+    const app = /apps\/([\w-]+)\/dist\/main\.mjs/.exec(cmdline)?.[1] ?? (/nats-server/.test(cmdline) ? "nats-server" : undefined);
+    if (app) found.set(found.has(app) ? `${app} ${pid}` : app, pid);
+  }
+  return found;
+}
+
+/** utime + stime of a process, in seconds (clock ticks of 1/100 s on Linux). */
+function cpuOf(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Busy seconds of the whole machine, every core and every process (from /proc/stat). */
+function machineBusy(): number {
+  const [, ...ticks] = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).map(Number);
+  // user nice system idle iowait irq softirq steal: idle and iowait are not busy.
+  return ticks.slice(0, 8).reduce((sum, t, i) => (i === 3 || i === 4 ? sum : sum + t), 0) / 100;
+}
+
+/**
+ * CPU time of each control-plane process while the clock runs, sampled often enough that a process
+ * restarted by the launcher (a lost lease) still counts: its successor's time is added under its name.
+ */
+class CpuMeter {
+  private readonly last = new Map<number, number>();
+  readonly seconds = new Map<string, number>();
+  private machineStart = 0;
+  machineSeconds = 0;
+
+  constructor(private readonly launcherPid: number) {}
+
+  start(): void {
+    for (const [, pid] of controlPlaneProcesses(this.launcherPid)) this.last.set(pid, cpuOf(pid) ?? 0);
+    this.machineStart = machineBusy();
+  }
+
+  sample(): void {
+    for (const [name, pid] of controlPlaneProcesses(this.launcherPid)) {
+      const now = cpuOf(pid);
+      if (now === undefined) continue;
+      const key = name.replace(/ \d+$/, "");
+      this.seconds.set(key, (this.seconds.get(key) ?? 0) + now - (this.last.get(pid) ?? 0));
+      this.last.set(pid, now);
+    }
+    this.machineSeconds = machineBusy() - this.machineStart;
+  }
 }
 
 /** apiserver_request_total by verb, resource, subresource and code. */
@@ -42,13 +142,28 @@ async function requestCounts(get: (path: string) => Promise<string>): Promise<Ma
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export async function podFigures(root: string, nodes: number, replicas: number): Promise<PodFigures> {
+export async function podFigures(root: string, nodes: number, replicas: number, options: { timeline?: boolean } = {}): Promise<PodFigures> {
   const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-pods-"));
   const port = await freePort();
   const launcher: ChildProcess = spawn(process.execPath, [join(root, "tools", "launcher", "dist", "main.mjs")], {
     env: { ...process.env, ORCH_DATA_DIR: dataDir, ORCH_PORT: String(port), ORCH_NODES: String(nodes) },
-    stdio: "ignore",
+    stdio: ["ignore", "pipe", "pipe"],
   });
+  // The launcher's log: kept whole in BENCH_PODS_LOG when set, scanned for restarts either way.
+  const restarts: string[] = [];
+  const logFile = process.env.BENCH_PODS_LOG ? createWriteStream(process.env.BENCH_PODS_LOG) : undefined;
+  let t0 = Number.POSITIVE_INFINITY;
+  let partial = "";
+  const onLog = (chunk: Buffer) => {
+    logFile?.write(chunk);
+    const lines = (partial + chunk.toString("utf8")).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines)
+      if (/exited \(|lost leadership/i.test(line) && performance.now() > t0)
+        restarts.push(`${((performance.now() - t0) / 1000).toFixed(1)} s: ${line.slice(0, 200)}`);
+  };
+  launcher.stdout!.on("data", onLog);
+  launcher.stderr!.on("data", onLog);
   try {
     const kubeconfig = join(dataDir, "kubeconfig");
     while (!existsSync(kubeconfig)) await sleep(20);
@@ -81,8 +196,39 @@ export async function podFigures(root: string, nodes: number, replicas: number):
         template: { metadata: { labels: { app: "bench" } }, spec: { containers: [{ name: "c", image: "nginx" }] } },
       },
     };
+    // The timeline: one watch from the bench, on its own connection, opened before the create.
+    const times = new Map<string, Partial<Record<Stage, number>>>();
+    const watchPool = options.timeline
+      ? pool(`https://127.0.0.1:${port}`, { ca: pki("ca.crt"), cert: pki("admin.crt"), key: pki("admin.key") }, 1)
+      : undefined;
+    const listed = watchPool ? await get("/api/v1/namespaces/default/pods") : undefined;
+    const watch = await watchPool?.request({
+      path: `/api/v1/namespaces/default/pods?watch=1&allowWatchBookmarks=false&resourceVersion=${listed.metadata.resourceVersion}`,
+      method: "GET",
+    });
+    let pending = "";
+    watch?.body.on("data", (chunk: Buffer) => {
+      const at = performance.now() - t0;
+      const lines = (pending + chunk.toString("utf8")).split("\n");
+      pending = lines.pop() ?? "";
+      for (const line of lines) {
+        if (!line) continue;
+        const event = JSON.parse(line);
+        if (event.type !== "ADDED" && event.type !== "MODIFIED") continue;
+        const name = event.object.metadata.name;
+        let t = times.get(name);
+        if (!t) times.set(name, (t = {}));
+        stageTimes(event.object, at, t);
+      }
+    });
+    watch?.body.on("error", () => undefined);
+    const cpu = new CpuMeter(launcher.pid!);
+    cpu.start();
+    const sampling = setInterval(() => cpu.sample(), 250);
     const before = await requestCounts(getText);
-    const t0 = performance.now();
+    t0 = performance.now();
+    // For profiles of the processes (their timestamps are the monotonic clock's, in microseconds).
+    logFile?.write(`[bench] clock started at monotonic ${process.hrtime.bigint() / 1000n} µs\n`);
     const created = await p.request({
       path: "/apis/apps/v1/namespaces/default/deployments",
       method: "POST",
@@ -93,17 +239,14 @@ export async function podFigures(root: string, nodes: number, replicas: number):
     await created.body.dump();
     let readyMs = 0;
     for (;;) {
-      if (process.env.BENCH_PODS_TRACE) {
-        const pods = (await read("LIST pods 200", "/api/v1/namespaces/default/pods")).items ?? [];
-        const count = (f: (p: any) => boolean) => pods.filter(f).length;
-        console.log(
-          `${((performance.now() - t0) / 1000).toFixed(1)} s: ${pods.length} pods, ${count((p) => p.spec?.nodeName)} bound, ` +
-            `${count((p) => p.status?.phase === "Running")} running, ${count((p) => p.status?.conditions?.some((c: any) => c.type === "Ready" && c.status === "True"))} ready`,
-        );
-      }
       const d = await read("GET deployments 200", "/apis/apps/v1/namespaces/default/deployments/bench");
       const status = d.status ?? {};
-      if (!readyMs && status.readyReplicas === replicas) readyMs = performance.now() - t0;
+      if (!readyMs && status.readyReplicas === replicas) {
+        readyMs = performance.now() - t0;
+        logFile?.write(`[bench] all Ready at monotonic ${process.hrtime.bigint() / 1000n} µs\n`);
+        clearInterval(sampling);
+        cpu.sample();
+      }
       const available = status.conditions?.some((c: any) => c.type === "Available" && c.status === "True");
       if (readyMs && available && status.availableReplicas === replicas) {
         const availableMs = performance.now() - t0;
@@ -118,11 +261,36 @@ export async function podFigures(root: string, nodes: number, replicas: number):
           if (done) break;
         }
         await p.close();
+        watch?.body.destroy();
+        await watchPool?.destroy();
+        const at = (stage: Stage) =>
+          [...times.values()]
+            .map((t) => t[stage])
+            .filter((t): t is number => t !== undefined)
+            .sort((a, b) => a - b);
+        const sorted = Object.fromEntries(stages.map((s) => [s, at(s)])) as Record<Stage, number[]>;
+        const stagesAt = Object.fromEntries(
+          stages.map((s) => [s, stagePercents.map((pc) => sorted[s][Math.min(replicas, Math.ceil((pc / 100) * replicas)) - 1] ?? NaN)]),
+        ) as Record<Stage, number[]>;
+        const perSecond = Array.from({ length: Math.ceil(readyMs / 1000) }, (_, i) =>
+          Object.fromEntries(stages.map((s) => [s, sorted[s].filter((t) => t <= (i + 1) * 1000).length])),
+        ) as Record<Stage, number>[];
         const requestsPerPod = [...after]
           .map(([key, n]): [string, number] => [key, (n - (before.get(key) ?? 0) - (own.get(key) ?? 0)) / replicas])
           .filter(([, n]) => n > 0)
           .sort((a, b) => b[1] - a[1]);
-        return { nodes, replicas, readyMs, availableMs, podsPerSecond: replicas / (readyMs / 1000), requestsPerPod };
+        return {
+          nodes,
+          replicas,
+          readyMs,
+          availableMs,
+          podsPerSecond: replicas / (readyMs / 1000),
+          requestsPerPod,
+          timeline: watchPool ? { stages: stagesAt, perSecond } : undefined,
+          cpuSeconds: [...cpu.seconds].sort((a, b) => b[1] - a[1]),
+          machineCpuSeconds: cpu.machineSeconds,
+          restarts,
+        };
       }
       if (performance.now() - t0 > 600_000) throw new Error(`not Ready after 10 minutes: ${JSON.stringify(status)}`);
       await sleep(50);
@@ -131,6 +299,7 @@ export async function podFigures(root: string, nodes: number, replicas: number):
     const exited = new Promise((r) => launcher.once("exit", r));
     launcher.kill("SIGTERM");
     await exited;
+    logFile?.end();
     await rm(dataDir, { recursive: true, force: true });
   }
 }
