@@ -158,7 +158,10 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
 
   /** Runs setup, then holds until the work is to stop; then stops controllers and informers. */
   const lead = async (signal: AbortSignal): Promise<void> => {
-    const stopWork = () => work.abort();
+    const stopWork = () => {
+      work.abort();
+      if (!stopping) exitLost();
+    };
     signal.addEventListener("abort", stopWork, { once: true });
     try {
       await options.setup(context);
@@ -212,6 +215,19 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
       return code;
     })();
     return stopping;
+  };
+
+  /**
+   * Leadership lost, not given up: another replica takes the lease once it expires, and this one must have
+   * stopped writing by then. A reconcile in flight (a batch of creates against a slow apiserver) may take
+   * far longer than that to notice, so the process exits now, as kube-controller-manager does
+   * (klog.FlushAndExit in OnStoppedLeading), instead of waiting for its workers.
+   */
+  const exitLost = (): void => {
+    stopping = Promise.resolve(1);
+    removeHandlers();
+    resolveDone(1);
+    exit(1);
   };
 
   const onSignal = (): void => void stop(0);

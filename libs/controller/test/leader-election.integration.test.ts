@@ -304,6 +304,47 @@ describe("runControllerApp against the apiserver", () => {
     expect(await broken.done).toBe(1);
   });
 
+  it("exits at once when it loses leadership, without waiting for a reconcile still in flight", async () => {
+    const lease = freshLease();
+    const env = { KUBECONFIG: apiserver.kubeconfigPath, ORCH_PROFILE: "orch" };
+    const exits: number[] = [];
+    let reconciling = false;
+    const app = await runControllerApp({
+      name: lease,
+      env,
+      exit: (code) => void exits.push(code),
+      log: silentLogger,
+      leaderElection: { ...TIMINGS, identity: "slow" },
+      setup: (ctx) => {
+        const informer = ctx.informer<KubeObject>(secrets, { namespace: "default", labelSelector: `test=${lease}` });
+        // A reconcile that never ends, as a batch of creates against an apiserver that does not answer.
+        ctx.runController({
+          name: "stuck",
+          sources: [informer],
+          reconciler: () => {
+            reconciling = true;
+            return new Promise(() => undefined);
+          },
+        });
+      },
+    });
+    try {
+      await until(() => app.elector?.isLeader() === true, "the app to lead");
+      await admin.create(secrets, {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "s", namespace: "default", labels: { test: lease } },
+      });
+      await until(() => reconciling, "the reconcile to start");
+      const current = await admin.get<Lease>(leases, lease, { namespace: "default" });
+      await admin.update(leases, { ...current, spec: { ...current.spec, holderIdentity: "usurper" } });
+      expect(await app.done).toBe(1);
+      expect(exits).toEqual([1]);
+    } finally {
+      await app.stop();
+    }
+  });
+
   it("as a supervised process: stops and releases its lease on SIGTERM and when stdin closes", async () => {
     const dir = mkdtempSync(join(tmpdir(), "orch-app-"));
     const children: ChildProcess[] = [];
