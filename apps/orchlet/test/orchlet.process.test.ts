@@ -69,8 +69,12 @@ describe("orchlet", () => {
       expect(r.status?.conditions?.find((x) => x.type === "Approved")?.status).toBe("True");
       expect(r.status?.certificate).toBeTruthy();
     }
-    // The serving certificates are asked for by the nodes themselves, and wait for an administrator.
-    const serving = requests.filter((r) => r.spec.signerName === "orch.io/orchlet-serving");
+    // The serving certificates are asked for by the nodes themselves, one after the other once the
+    // orchlet is ready, and wait for an administrator.
+    const servingRequests = async () =>
+      (await c.admin.list<CertificateSigningRequest>(csrs)).items.filter((r) => r.spec.signerName === "orch.io/orchlet-serving");
+    await eventually("both nodes to ask for a serving certificate", async () => (await servingRequests()).length === 2);
+    const serving = await servingRequests();
     expect(serving.map((r) => r.spec.username).sort()).toEqual(["system:node:node-0", "system:node:node-1"]);
     expect(serving.every((r) => !r.status?.conditions?.length)).toBe(true);
 
