@@ -13,7 +13,15 @@ import {
   nodesResource,
   podsResource,
 } from "@orch/client";
-import { type Controller, EventBroadcaster, type EventRecorder, runController, writeStatus, leaseResource } from "@orch/controller";
+import {
+  type Controller,
+  EventBroadcaster,
+  type EventRecorder,
+  SendLimit,
+  leaseResource,
+  runController,
+  writeStatus,
+} from "@orch/controller";
 import type { Logger } from "@orch/log";
 import { jsonEqual } from "@orch/machinery";
 import { PodAddresses, nodeAddress, nodePodCidr } from "./addresses.js";
@@ -51,6 +59,14 @@ export interface OrchletOptions {
   nodes: { name: string; index: number; client: ApiClient }[];
 }
 
+/**
+ * Event sends at once for all the nodes together. Each kubelet sends its events one at a time; a hundred
+ * simulated ones doing so would keep a hundred event writes queued at the apiserver ahead of the pod
+ * status writes those events tell of (three events a pod against one status write). A few at a time,
+ * the events follow the pods instead of pacing them; none is dropped (each node's queue holds 1,000).
+ */
+const EVENT_SENDS = 4;
+
 const terminal = (phase: string | undefined) => phase === "Succeeded" || phase === "Failed";
 
 interface Remembered extends PodMemory {
@@ -70,9 +86,10 @@ export class Orchlet {
 
   constructor(private readonly options: OrchletOptions) {
     const { config, profile } = options;
+    const sendLimit = new SendLimit(EVENT_SENDS);
     for (const { name, index, client } of options.nodes) {
       const podCidr = nodePodCidr(config.clusterCidr, index);
-      const events = new EventBroadcaster({ client, log: options.log });
+      const events = new EventBroadcaster({ client, log: options.log, sendLimit });
       this.agents.set(name, {
         name,
         index,

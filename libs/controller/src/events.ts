@@ -41,6 +41,35 @@ export interface EventBroadcasterOptions {
    * (an event and its repeats) always go in order.
    */
   inFlight?: number;
+  /**
+   * Sends at once across every broadcaster given the same limit: a process that records for many
+   * sources (the orchlet's hundred nodes, each with a broadcaster of its own as each kubelet has) keeps
+   * its events from crowding out the writes they tell of at a busy apiserver. Retry pauses hold no slot.
+   */
+  sendLimit?: SendLimit;
+}
+
+/** A number of event sends shared by several broadcasters, handed out in the order asked for. */
+export class SendLimit {
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(readonly max: number) {
+    if (!(max >= 1)) throw new Error(`a send limit must be 1 or more, not ${max}`);
+  }
+
+  async run<T>(send: () => Promise<T>): Promise<T> {
+    if (this.active < this.max) this.active++;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await send();
+    } finally {
+      // The slot passes straight to the next in line, so `active` stays counted.
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.active--;
+    }
+  }
 }
 
 /** client-go's defaults (events_cache.go, event.go). */
@@ -181,6 +210,7 @@ export class EventBroadcaster {
   private readonly retryDelayMs: number;
   private readonly queueLength: number;
   private readonly inFlight: number;
+  private readonly sendLimit: SendLimit | undefined;
   private readonly correlator = new Correlator();
   private readonly queue: Event[] = [];
   private draining: Promise<void> | undefined;
@@ -195,6 +225,7 @@ export class EventBroadcaster {
     this.retryDelayMs = options.retryDelayMs ?? 10_000;
     this.queueLength = options.queueLength ?? 1000;
     this.inFlight = Math.max(1, options.inFlight ?? 1);
+    this.sendLimit = options.sendLimit;
   }
 
   /** A recorder whose events name `component` as their source (`deployment-controller`, …). */
@@ -294,7 +325,8 @@ export class EventBroadcaster {
   /** Sends one correlated event, retrying what the server could not take. */
   private async record(correlated: { event: Event; key: string; patch: boolean }): Promise<void> {
     for (let tries = 1; !this.stopped; tries++) {
-      if (await this.send(correlated.key, correlated.event, correlated.patch)) return;
+      const send = () => this.send(correlated.key, correlated.event, correlated.patch);
+      if (await (this.sendLimit ? this.sendLimit.run(send) : send())) return;
       if (tries >= MAX_TRIES) {
         this.log?.error(
           `unable to write event ${correlated.event.reason} for ${correlated.event.involvedObject.name} (retry limit exceeded)`,

@@ -35,6 +35,13 @@ export {
   defaultIdentity,
   leaseResource,
 } from "./leader-election.js";
-export { EventBroadcaster, type EventBroadcasterOptions, type EventRecorder, type EventType, coreEventsResource } from "./events.js";
+export {
+  EventBroadcaster,
+  type EventBroadcasterOptions,
+  type EventRecorder,
+  type EventType,
+  SendLimit,
+  coreEventsResource,
+} from "./events.js";
 export { type ControllerApp, type ControllerAppContext, type ControllerAppOptions, kubeconfigPath, runControllerApp } from "./app.js";
 export { type Logger, createLogger, silentLogger } from "@orch/log";

@@ -5,7 +5,7 @@ import type { Event } from "@orch/api";
 import { ApiClient, type KubeObject, type ResourceRef } from "@orch/client";
 import { type ApiserverProcess, startApiserverProcess } from "@orch/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EventBroadcaster, coreEventsResource } from "../src/index.js";
+import { EventBroadcaster, SendLimit, coreEventsResource } from "../src/index.js";
 
 const namespaces: ResourceRef = { group: "", version: "v1", plural: "namespaces", namespaced: false };
 const configMaps: ResourceRef = { group: "", version: "v1", plural: "configmaps", namespaced: true };
@@ -135,6 +135,31 @@ describe("EventBroadcaster", () => {
     const events = await eventsIn(namespace);
     expect(events).toHaveLength(12);
     expect(events.every((e) => e.count === 2)).toBe(true);
+  });
+
+  it("keeps the broadcasters sharing a send limit within it together, and sends all of their events", async () => {
+    const { namespace, obj } = await subject();
+    // The real client, counting the writes it has in flight.
+    let inFlight = 0;
+    let most = 0;
+    const counted = <T>(write: () => Promise<T>): Promise<T> => {
+      most = Math.max(most, ++inFlight);
+      return write().finally(() => inFlight--);
+    };
+    const counting = {
+      create: ((...args: Parameters<typeof client.create>) => counted(() => client.create(...args))) as typeof client.create,
+      patch: ((...args: Parameters<typeof client.patch>) => counted(() => client.patch(...args))) as typeof client.patch,
+    };
+    const sendLimit = new SendLimit(2);
+    // Five sources, as five nodes of one orchlet, each sending up to three at once on its own.
+    const broadcasters = Array.from({ length: 5 }, () => new EventBroadcaster({ client: counting, inFlight: 3, sendLimit }));
+    for (const [i, b] of broadcasters.entries()) {
+      const recorder = b.recorder("kubelet", `node-${i}`);
+      for (let n = 1; n <= 6; n++) recorder.event(obj, "Normal", "Started", `Started container c${n}`);
+    }
+    await Promise.all(broadcasters.map((b) => b.flush()));
+    expect(most).toBe(2);
+    expect(await eventsIn(namespace)).toHaveLength(30);
   });
 
   it("puts the events of a cluster-scoped object in the default namespace", async () => {
