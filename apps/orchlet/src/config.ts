@@ -21,7 +21,10 @@ export interface OrchletConfig {
   statusUpdateMs: number;
   /** Kubelet's nodeStatusReportFrequency (5 min): a status is posted at least this often. */
   statusReportMs: number;
-  /** From a container's start to its readiness (readinessProbe.initialDelaySeconds, when longer, wins). */
+  /**
+   * From a container's start to its readiness (readinessProbe.initialDelaySeconds, when longer, wins).
+   * Default 0: kubelet reports a container without a readiness probe ready as soon as it runs.
+   */
   readyDelayMs: number;
   /** How long a container takes to stop on SIGTERM; a deleted pod is gone after min(this, its grace period). */
   stopDelayMs: number;
@@ -92,7 +95,7 @@ export function orchletConfig(env: NodeJS.ProcessEnv = process.env): OrchletConf
     leaseRenewMs: seconds("ORCH_NODE_LEASE_RENEW_SECONDS", leaseDurationSeconds / 4),
     statusUpdateMs: seconds("ORCH_NODE_STATUS_UPDATE_SECONDS", 10),
     statusReportMs: seconds("ORCH_NODE_STATUS_REPORT_SECONDS", 300),
-    readyDelayMs: ms("ORCH_POD_READY_DELAY_MS", 1000),
+    readyDelayMs: ms("ORCH_POD_READY_DELAY_MS", 0),
     stopDelayMs: ms("ORCH_POD_STOP_DELAY_MS", 1000),
     runBeforeExitMs: ms("ORCH_POD_RUN_BEFORE_EXIT_MS", 1000),
     backoffBaseMs: ms("ORCH_POD_BACKOFF_BASE_MS", 10_000),
