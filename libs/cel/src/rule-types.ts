@@ -62,6 +62,18 @@ export const CEL_RESERVED_WORDS: ReadonlySet<string> = new Set([
  * cannot be accessed from CEL (it starts with a digit or has other characters).
  */
 export function escapeFieldName(name: string): string | undefined {
+  // Every evaluation converts its object field by field: the names of a schema repeat.
+  if (escaped.has(name)) return escaped.get(name);
+  if (escaped.size >= ESCAPED_CACHE_SIZE) escaped.clear();
+  const result = escapeName(name);
+  escaped.set(name, result);
+  return result;
+}
+
+const ESCAPED_CACHE_SIZE = 10_000;
+const escaped = new Map<string, string | undefined>();
+
+function escapeName(name: string): string | undefined {
   if (name === "" || /^[0-9]/.test(name)) return undefined;
   if (CEL_RESERVED_WORDS.has(name)) return `__${name}__`;
   let ok = true;

@@ -647,50 +647,40 @@ export function planRuntimeCost(ast: unknown, options: { constantFolding?: boole
 /** A node that was not planned (none should be): one unit. */
 const UNPLANNED: Plan = ONE;
 
-interface Entered {
-  readonly plan: Plan;
-  readonly frame: Frame | undefined;
-  readonly parentFrame: Frame | undefined;
-  readonly parentNode: AstNode | undefined;
-  readonly parentIterations: Iterations | undefined;
-  readonly before: number;
-}
-
-function enter(m: Meter, node: AstNode): Entered {
-  const plan = (node as Node).meta?.celCost ?? UNPLANNED;
-  const entered: Entered = {
-    plan,
-    frame: plan.slots ? { slots: plan.slots, values: [], costs: [] } : undefined,
-    parentFrame: m.frame,
-    parentNode: m.node,
-    parentIterations: m.iterations,
-    before: m.cost,
-  };
-  if (plan.step && m.iterations) m.iterations.steps++;
-  m.frame = entered.frame;
-  m.node = node;
-  if (plan.comprehension) m.iterations = { steps: 0, range: 0 };
-  return entered;
-}
-
-function leave(m: Meter, node: AstNode, e: Entered, result: unknown, failed: boolean): void {
+/**
+ * What ends a node's evaluation: restores the meter's position, charges the node's price, and hands
+ * its value and cost to the node being evaluated above it when that one prices from its children.
+ */
+function leave(
+  m: Meter,
+  node: AstNode,
+  plan: Plan,
+  frame: Frame | undefined,
+  parentFrame: Frame | undefined,
+  parentNode: AstNode | undefined,
+  parentIterations: Iterations | undefined,
+  before: number,
+  result: unknown,
+  failed: boolean,
+): void {
   const iterations = m.iterations;
-  m.frame = e.parentFrame;
-  m.node = e.parentNode;
-  m.iterations = e.parentIterations;
-  const { plan, frame } = e;
+  m.frame = parentFrame;
+  m.node = parentNode;
+  m.iterations = parentIterations;
   let cost = plan.fixed;
   if (plan.priced && frame) cost += plan.priced(frame.values, failed ? undefined : result, frame.costs);
   if (plan.comprehension && !failed && iterations) {
     cost += plan.comprehension.result;
     if (iterations.steps < iterations.range) cost += plan.comprehension.stop;
   }
-  if (plan.range && !failed && m.iterations) m.iterations.range = celSize(result);
-  charge(m, cost);
-  const slot = e.parentFrame?.slots.get(node);
-  if (slot !== undefined && e.parentFrame) {
-    e.parentFrame.values[slot] = failed ? undefined : result;
-    e.parentFrame.costs[slot] = m.cost - e.before;
+  if (plan.range && !failed && parentIterations) parentIterations.range = celSize(result);
+  if (cost !== 0) charge(m, cost);
+  if (parentFrame) {
+    const slot = parentFrame.slots.get(node);
+    if (slot !== undefined) {
+      parentFrame.values[slot] = failed ? undefined : result;
+      parentFrame.costs[slot] = m.cost - before;
+    }
   }
 }
 
@@ -698,16 +688,25 @@ function leave(m: Meter, node: AstNode, e: Entered, result: unknown, failed: boo
 export function costRun(this: Evaluator, node: AstNode, ctx: unknown): unknown {
   const m = activeMeter();
   if (!m) return node.evaluate(this, node, ctx);
-  const entered = enter(m, node);
+  const plan = (node as Node).meta.celCost ?? UNPLANNED;
+  const parentFrame = m.frame;
+  const parentNode = m.node;
+  const parentIterations = m.iterations;
+  const before = m.cost;
+  const frame: Frame | undefined = plan.slots ? { slots: plan.slots, values: [], costs: [] } : undefined;
+  if (plan.step && parentIterations) parentIterations.steps++;
+  m.frame = frame;
+  m.node = node;
+  if (plan.comprehension) m.iterations = { steps: 0, range: 0 };
   let result: unknown;
   try {
     result = node.evaluate(this, node, ctx);
   } catch (error) {
     if (error instanceof CostLimitExceeded) throw error;
-    leave(m, node, entered, undefined, true);
+    leave(m, node, plan, frame, parentFrame, parentNode, parentIterations, before, undefined, true);
     throw error;
   }
-  leave(m, node, entered, result, false);
+  leave(m, node, plan, frame, parentFrame, parentNode, parentIterations, before, result, false);
   return result;
 }
 
@@ -722,15 +721,20 @@ export function metered<T>(limit: number, evaluate: () => T, root?: AstNode): { 
   try {
     const value = withMeter(m, () => {
       if (!root) return evaluate();
-      const entered = enter(m, root);
+      // The root's price, as costRun() would charge it.
+      const plan = (root as Node).meta.celCost ?? UNPLANNED;
+      const frame: Frame | undefined = plan.slots ? { slots: plan.slots, values: [], costs: [] } : undefined;
+      m.frame = frame;
+      m.node = root;
+      if (plan.comprehension) m.iterations = { steps: 0, range: 0 };
       let result: T;
       try {
         result = evaluate();
       } catch (error) {
-        if (!(error instanceof CostLimitExceeded)) leave(m, root, entered, undefined, true);
+        if (!(error instanceof CostLimitExceeded)) leave(m, root, plan, frame, undefined, undefined, undefined, 0, undefined, true);
         throw error;
       }
-      leave(m, root, entered, result, false);
+      leave(m, root, plan, frame, undefined, undefined, undefined, 0, result, false);
       return result;
     });
     return m.cost > limit ? { error: new CostLimitExceeded(), cost: m.cost } : { value, cost: m.cost };
