@@ -65,9 +65,16 @@ export function withMeter<T>(m: Meter, evaluate: () => T): T {
   }
 }
 
+/**
+ * What a spent meter throws: one instance, built once. The engine catches errors inside comprehensions
+ * and goes on with the next element, so once the limit is passed every remaining node throws; an
+ * error built each time (its stack captured) made that tail cost seconds.
+ */
+export const COST_LIMIT_EXCEEDED = new CostLimitExceeded();
+
 export function charge(m: Meter, cost: number): void {
   m.cost += cost;
-  if (m.cost > m.limit) throw new CostLimitExceeded();
+  if (m.cost > m.limit) throw COST_LIMIT_EXCEEDED;
 }
 
 const instrumented = new WeakSet<object>();

@@ -24,6 +24,7 @@ import { Environment, Optional } from "@marcbachmann/cel-js";
 import { NamedFormat } from "./extension-libraries.js";
 import {
   type AstNode,
+  COST_LIMIT_EXCEEDED,
   CostLimitExceeded,
   type Evaluator,
   type Frame,
@@ -688,6 +689,8 @@ function leave(
 export function costRun(this: Evaluator, node: AstNode, ctx: unknown): unknown {
   const m = activeMeter();
   if (!m) return node.evaluate(this, node, ctx);
+  // A spent meter evaluates nothing more (the engine may go on looping after catching the error).
+  if (m.cost > m.limit) throw COST_LIMIT_EXCEEDED;
   const plan = (node as Node).meta.celCost ?? UNPLANNED;
   const parentFrame = m.frame;
   const parentNode = m.node;
