@@ -369,7 +369,9 @@ class Planner {
       case ".?": {
         const operand = (n.args as [Node])[0];
         const attribute = isAttribute(operand);
-        this.set(n, { fixed: attribute || branch ? 1 : 2 });
+        const relative = attribute || branch ? 0 : 1;
+        // An optional qualification is observed only when the field is there.
+        this.set(n, n.op === ".?" ? { fixed: relative, priced: presentQualification } : { fixed: relative + 1 });
         return this.plan(operand, branch && attribute);
       }
       case "[]":
@@ -379,7 +381,16 @@ class Planner {
         // A constant or computed index is one qualification; an index that is an attribute costs
         // what resolving it costs (a conditional one, 1).
         const qualifier = isAttribute(index) && index.op !== "?:" ? 0 : 1;
-        this.set(n, { fixed: (attribute || branch ? 0 : 1) + qualifier });
+        const relative = attribute || branch ? 0 : 1;
+        if (n.op === "[?]") {
+          // Observed only when the key is there: an absent one takes back an attribute index's 1.
+          this.set(n, {
+            fixed: relative,
+            priced: qualifier === 1 ? presentQualification : (_v, result) => (isPresent(result) ? 0 : -1),
+          });
+        } else {
+          this.set(n, { fixed: relative + qualifier });
+        }
         this.plan(operand, branch && attribute);
         return this.plan(index);
       }
@@ -601,6 +612,11 @@ class Planner {
   }
 }
 
+const isPresent = (result: unknown): boolean => result instanceof Optional && result.hasValue();
+
+/** An optional selection or index (`.?f`, `[?k]`): 1 when the field or key is there, as cel-go observes it. */
+const presentQualification = (_values: readonly unknown[], result: unknown): number => (isPresent(result) ? 1 : 0);
+
 /** Whether `node` reads the variable `name` anywhere below it. */
 function refersTo(node: unknown, name: string): boolean {
   let found = false;
@@ -645,6 +661,9 @@ export function planRuntimeCost(ast: unknown, options: { constantFolding?: boole
 // Evaluation
 // ---------------------------------------------------------------------------------------------
 
+const NO_VALUES: readonly unknown[] = [];
+const NO_COSTS: readonly number[] = [];
+
 /** A node that was not planned (none should be): one unit. */
 const UNPLANNED: Plan = ONE;
 
@@ -669,7 +688,7 @@ function leave(
   m.node = parentNode;
   m.iterations = parentIterations;
   let cost = plan.fixed;
-  if (plan.priced && frame) cost += plan.priced(frame.values, failed ? undefined : result, frame.costs);
+  if (plan.priced) cost += plan.priced(frame?.values ?? NO_VALUES, failed ? undefined : result, frame?.costs ?? NO_COSTS);
   if (plan.comprehension && !failed && iterations) {
     cost += plan.comprehension.result;
     if (iterations.steps < iterations.range) cost += plan.comprehension.stop;
