@@ -323,9 +323,20 @@ class RuleRun {
 
 /** Runs every validation rule of the schema against `value` (and `old` on update). */
 export function validateRules(schema: SchemaNode, value: unknown, old: unknown, at = FieldPath.root(), resourceRoot = true): FieldError[] {
+  return validateRulesCosted(schema, value, old, at, resourceRoot).errors;
+}
+
+/** validateRules, with the runtime cost the rules took from the object's budget (Kubernetes' remainingBudget). */
+export function validateRulesCosted(
+  schema: SchemaNode,
+  value: unknown,
+  old: unknown,
+  at = FieldPath.root(),
+  resourceRoot = true,
+): { errors: FieldError[]; cost: number } {
   const run = new RuleRun();
   run.node(at, schema, value, old, resourceRoot);
-  return run.errors;
+  return { errors: run.errors, cost: CRD_RULES_RUNTIME_COST_BUDGET - run.remaining };
 }
 
 /** Whether a node or any node below it carries rules (to skip the walk for schemas without any). */

@@ -11,7 +11,7 @@ import { type JSONSchemaProps, crdSchemaFor } from "@orch/api";
 import { FieldPath, fieldErrorText } from "@orch/machinery";
 import * as v from "valibot";
 import { afterAll, describe, expect, it } from "vitest";
-import { validateRules } from "../src/cel.js";
+import { validateRulesCosted } from "../src/cel.js";
 import { compileNode } from "../src/structural.js";
 
 interface Case {
@@ -22,6 +22,8 @@ interface Case {
   isRoot: boolean;
   valid: string[];
   errors: Record<string, string>;
+  /** The runtime cost Kubernetes' validator took for each valid rule (costBudget - remainingBudget). */
+  expectedCost?: number;
 }
 
 const dir = join(import.meta.dirname, "fixtures");
@@ -40,7 +42,9 @@ const knownFailures = new Map(
 function run(c: Case, rule: string, isRoot: boolean): string[] {
   const raw = v.parse(crdSchemaFor("x-kubernetes").JSONSchemaProps, { ...c.schema, "x-kubernetes-validations": [{ rule }] });
   const node = compileNode(raw as JSONSchemaProps, "x-kubernetes");
-  return validateRules(node, c.obj, c.oldObj ?? undefined, FieldPath.root("root"), isRoot).map(fieldErrorText);
+  const { errors, cost } = validateRulesCosted(node, c.obj, c.oldObj ?? undefined, FieldPath.root("root"), isRoot);
+  if (c.expectedCost !== undefined && errors.length === 0 && cost !== c.expectedCost) return [`cost ${cost}, Kubernetes ${c.expectedCost}`];
+  return errors.map(fieldErrorText);
 }
 
 /** Why a rule fails, or undefined when it behaves as in Kubernetes. */
