@@ -58,7 +58,8 @@ function migrationsFolder(): string {
 }
 
 interface QueuedWrite {
-  run: () => Change;
+  /** Writes at `revision`, the next one the group has: the caller checks and writes in one savepoint. */
+  run: (revision: number) => Change;
   resolve: (change: Change) => void;
   reject: (error: unknown) => void;
   restore: () => void;
@@ -75,6 +76,9 @@ function ownerOnly(path: string): void {
   }
 }
 
+/** What became of one queued write once its group committed. */
+type Outcome = { change: Change } | { error: unknown };
+
 /** A row as scanned, before its value is read back into JSON. */
 type ScannedRow = Omit<StoredObject, "value"> & { value: StoredValue };
 
@@ -86,8 +90,10 @@ export class SqliteStorage implements ServingStorage {
   private readonly listeners = new Set<(change: Change) => void>();
   /** Writes waiting for the next group commit. */
   private queue: QueuedWrite[] = [];
-  /** Runs a function inside the current transaction as a savepoint. */
-  private readonly inSavepoint: (run: () => Change) => Change;
+  /** Runs one write inside the current transaction as a savepoint. */
+  private readonly inSavepoint: (run: (revision: number) => Change, revision: number) => Change;
+  /** Commits a group of writes in one transaction that holds the write lock from its start. */
+  private readonly commitGroup: { immediate(group: QueuedWrite[], outcomes: Outcome[]): void };
   private readonly q;
   private readonly log: Logger;
   private readonly transformerFor: ValueTransformers;
@@ -104,7 +110,8 @@ export class SqliteStorage implements ServingStorage {
     this.sqlite.pragma("synchronous = NORMAL");
     this.sqlite.pragma("busy_timeout = 5000");
     this.db = drizzle(this.sqlite);
-    this.inSavepoint = this.sqlite.transaction((run: () => Change) => run());
+    this.inSavepoint = this.sqlite.transaction((run: (revision: number) => Change, revision: number) => run(revision));
+    this.commitGroup = this.sqlite.transaction((group: QueuedWrite[], outcomes: Outcome[]) => this.writeGroup(group, outcomes));
     migrate(this.db, { migrationsFolder: migrationsFolder() });
     this.sqlite.exec("INSERT OR IGNORE INTO counters(name, value) VALUES ('revision', 0), ('compacted', 0), ('published', 0)");
     this.sqlite
@@ -126,11 +133,10 @@ export class SqliteStorage implements ServingStorage {
           "SELECT revision, value FROM objects WHERE resource = ? AND namespace = ? AND name = ?",
         )
         .raw(),
-      nextRevision: this.db
+      setRevision: this.db
         .update(counters)
-        .set({ value: sql`${counters.value} + 1` })
+        .set({ value: sql`${sql.placeholder("value")}` })
         .where(eq(counters.name, "revision"))
-        .returning({ value: counters.value })
         .prepare(),
       revision: counter("revision"),
       compacted: counter("compacted"),
@@ -227,8 +233,7 @@ export class SqliteStorage implements ServingStorage {
     const transformer = this.transformerFor(key.resource);
     return new Promise((resolve, reject) => {
       const before = object.metadata.resourceVersion;
-      const run = (): Change => {
-        const revision = this.q.nextRevision.get()!.value;
+      const run = (revision: number): Change => {
         const { value, stored } = encodeForStorage(key, type, object, revision, transformer);
         const { prevRevision, prevStored } = write(revision, stored);
         this.q.insertChange.run({
@@ -251,21 +256,32 @@ export class SqliteStorage implements ServingStorage {
     });
   }
 
+  /**
+   * The group's writes, each at the next revision unless it fails; the revision counter is read and
+   * written once per group (an UPDATE … RETURNING per write was a third of a write's SQLite time). The
+   * transaction began IMMEDIATE, so no other process can commit between the read and the write.
+   */
+  private writeGroup(group: QueuedWrite[], outcomes: Outcome[]): void {
+    const first = this.counterValue(this.q.revision);
+    let revision = first;
+    for (const write of group) {
+      try {
+        outcomes.push({ change: this.inSavepoint(write.run, revision + 1) });
+        revision++;
+      } catch (error) {
+        outcomes.push({ error });
+      }
+    }
+    if (revision !== first) this.q.setRevision.run({ value: revision });
+  }
+
   private flush(): void {
     if (this.queue.length === 0) return; // already flushed by close()
     const group = this.queue;
     this.queue = [];
-    const outcomes: ({ change: Change } | { error: unknown })[] = [];
+    const outcomes: Outcome[] = [];
     try {
-      this.sqlite.transaction(() => {
-        for (const write of group) {
-          try {
-            outcomes.push({ change: this.inSavepoint(write.run) });
-          } catch (error) {
-            outcomes.push({ error });
-          }
-        }
-      })();
+      this.commitGroup.immediate(group, outcomes);
     } catch (error) {
       // The commit itself failed: nothing of the group was written.
       for (const write of group) {
