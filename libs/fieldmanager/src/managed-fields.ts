@@ -1,7 +1,17 @@
 // metadata.managedFields as the Kubernetes API server keeps it (k8s.io/apimachinery/pkg/util/managedfields
 // and its internal package): entries are decoded into field sets per manager identifier, updated by an
 // Update or an Apply, capped, stripped of server-owned metadata, and encoded back, sorted.
-import { type FieldError, type FieldPath, type Shape, type StatusError, failure, fieldError, goQuote, rfc3339 } from "@orch/machinery";
+import {
+  type FieldError,
+  type FieldPath,
+  type Shape,
+  type StatusError,
+  cloneJson,
+  failure,
+  fieldError,
+  goQuote,
+  rfc3339,
+} from "@orch/machinery";
 import { type Path, type PathElement, pathText } from "./path.js";
 import { FieldSet } from "./set.js";
 import { ShapeError, compare } from "./typed.js";
@@ -313,7 +323,7 @@ export function applyConfiguration(
     throw e;
   }
   stripServerOwned(managed, id);
-  const object = (result ?? structuredClone(base)) as ManagedObject;
+  const object = (result ?? cloneJson(base)) as ManagedObject;
   if (result !== undefined) managed.times.set(id, rfc3339(options.now));
   capUpdateManagers(managed);
   // lastAppliedUpdater: kubectl's server-side apply keeps a client-side apply annotation in step.
@@ -326,7 +336,7 @@ export function applyConfiguration(
 }
 
 function lastApplied(config: ManagedObject): string {
-  const copy = structuredClone(config);
+  const copy = cloneJson(config);
   const annotations = copy.metadata?.annotations;
   if (annotations) {
     delete annotations[LAST_APPLIED_ANNOTATION];

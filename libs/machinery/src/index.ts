@@ -4,6 +4,7 @@ export * from "./patch/json-patch.js";
 export * from "./values/time.js";
 export * from "./values/duration.js";
 export * from "./values/equal.js";
+export { cloneJson } from "./values/clone.js";
 export * from "./selectors/labels.js";
 export * from "./selectors/field-selector.js";
 export * from "./validation/names.js";

@@ -1,7 +1,7 @@
 // Shared pieces for declaring kinds: `defineKind` (defaults for the declaration, the kind's object type
 // from its schema) and the usual status subresource.
 import type { AnySchema, ObjectHeader } from "@orch/api";
-import { type LabelSelectorObject, labelSelectorFromObject, labelSelectorFromSet, labelSelectorString } from "@orch/machinery";
+import { type LabelSelectorObject, cloneJson, labelSelectorFromObject, labelSelectorFromSet, labelSelectorString } from "@orch/machinery";
 import type {
   ActionSubresource,
   KindDefinition,
@@ -134,7 +134,7 @@ export function statusSubresource<T extends ObjectHeader>(
       const managedFields = obj.metadata.managedFields;
       const resourceVersion = obj.metadata.resourceVersion;
       for (const key of Object.keys(obj)) delete obj[key];
-      Object.assign(obj, structuredClone(old));
+      Object.assign(obj, cloneJson(old));
       if (status === undefined) delete obj.status;
       else obj.status = status;
       obj.metadata.resourceVersion = resourceVersion;

@@ -5,6 +5,7 @@ import { type AnySchema, type ObjectHeader, Scale, decodeWith, pruneUnknown } fr
 import {
   type FieldError,
   StatusError,
+  cloneJson,
   errors,
   failure,
   fieldError,
@@ -129,7 +130,7 @@ const MAX_RETRIES = 8;
 const objectTooLarge = (e: ObjectTooLargeError) => errors.tooLarge(`the object is ${e.bytes} bytes, limit is ${MAX_OBJECT_BYTES}`);
 
 const parse = (s: Pick<StoredObject, "value">): ObjectHeader => JSON.parse(s.value) as ObjectHeader;
-const clone = <T>(x: T): T => structuredClone(x);
+const clone = cloneJson;
 
 /** Whether an update leaves what generation tracks unchanged (the spec, or the kind's equivalent). */
 function specEqual(kind: KindDefinition, a: ObjectHeader, b: ObjectHeader): boolean {
@@ -640,7 +641,7 @@ export class ResourceStore {
           fieldError.invalid("spec.replicas", replicas, "must be greater than or equal to 0"),
         ]);
       }
-      const obj = structuredClone(current);
+      const obj = clone(current);
       writePath(obj, mapping.specReplicasPath, replicas);
       // The Scale's resourceVersion, if any, is the precondition; none means unconditional.
       obj.metadata.resourceVersion = scale.metadata.resourceVersion || undefined;

@@ -2,7 +2,7 @@
 // object for its field manager — created when missing — with conflicts unless `force`.
 import type { ObjectHeader } from "@orch/api";
 import { applyConfiguration } from "@orch/fieldmanager";
-import { errors, patchTypes } from "@orch/machinery";
+import { cloneJson, errors, patchTypes } from "@orch/machinery";
 import { apiVersionOf, kindShape } from "@orch/registry";
 import { parseBody } from "../negotiation.js";
 import { readText } from "./body.js";
@@ -33,7 +33,7 @@ export const apply: VerbHandler = async ({ req, kind, store, format, namespace, 
     hasStatusSubresource: kind.subresources.status !== undefined,
   };
   const result = await store.update(namespace, info.name, subresource, ctx, options, (current) => {
-    const applied = applyConfiguration(current, structuredClone(config), kindShape(kind), intent);
+    const applied = applyConfiguration(current, cloneJson(config), kindShape(kind), intent);
     return store.decode({ value: applied }, ctx, options);
   });
   return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));

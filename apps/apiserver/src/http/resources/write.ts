@@ -1,6 +1,6 @@
 // create, update, delete, deletecollection, and the create-only subresources (actions such as
 // serviceaccounts/token).
-import { errors, success } from "@orch/machinery";
+import { cloneJson, errors, success } from "@orch/machinery";
 import { readObjectBody } from "./body.js";
 import { deleteOptions, listOptions, writeOptions } from "./options.js";
 import { renderObject } from "./render.js";
@@ -28,7 +28,7 @@ export const update: VerbHandler = async ({ req, kind, store, format, namespace,
   const body = await readObjectBody(req, kind);
   const decoded = store.decode(body, req.ctx, options);
   const result = await store.update(namespace, req.info.name, req.info.subresource || undefined, req.ctx, options, () =>
-    structuredClone(decoded),
+    cloneJson(decoded),
   );
   return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
 };
