@@ -34,7 +34,7 @@ import {
   storedJson,
   storedObject,
 } from "../storage.js";
-import { changes, counters, objects } from "./schema.js";
+import { changes, counters } from "./schema.js";
 
 export interface SqliteOptions {
   /** Database file path, or ":memory:". */
@@ -95,6 +95,7 @@ export class SqliteStorage implements ServingStorage {
   /** Commits a group of writes in one transaction that holds the write lock from its start. */
   private readonly commitGroup: { immediate(group: QueuedWrite[], outcomes: Outcome[]): void };
   private readonly q;
+  private readonly w;
   private readonly log: Logger;
   private readonly transformerFor: ValueTransformers;
 
@@ -118,55 +119,12 @@ export class SqliteStorage implements ServingStorage {
       .prepare("INSERT OR IGNORE INTO counters(name, value) VALUES ('epoch', ?)")
       .run(Math.floor(Math.random() * Number.MAX_SAFE_INTEGER));
 
-    const key = {
-      resource: sql.placeholder("resource"),
-      namespace: sql.placeholder("namespace"),
-      name: sql.placeholder("name"),
-    };
-    const keyIs = and(eq(objects.resource, key.resource), eq(objects.namespace, key.namespace), eq(objects.name, key.name));
     const counter = (name: string) => this.db.select({ value: counters.value }).from(counters).where(eq(counters.name, name)).prepare();
     this.q = {
-      // better-sqlite3's own statement, as a row of two values: drizzle's prepared query maps the
-      // placeholders and builds the row object on every call, most of a get's storage time.
-      get: this.sqlite
-        .prepare<[string, string, string], [number, StoredValue]>(
-          "SELECT revision, value FROM objects WHERE resource = ? AND namespace = ? AND name = ?",
-        )
-        .raw(),
-      setRevision: this.db
-        .update(counters)
-        .set({ value: sql`${sql.placeholder("value")}` })
-        .where(eq(counters.name, "revision"))
-        .prepare(),
       revision: counter("revision"),
       compacted: counter("compacted"),
       published: counter("published"),
       epoch: counter("epoch"),
-      insertObject: this.db
-        .insert(objects)
-        .values({ ...key, revision: sql.placeholder("revision"), value: sql.placeholder("value") })
-        .prepare(),
-      updateObject: this.db
-        .update(objects)
-        .set({ revision: sql`${sql.placeholder("revision")}`, value: sql`${sql.placeholder("value")}` })
-        .where(and(keyIs, eq(objects.revision, sql.placeholder("expected"))))
-        .prepare(),
-      deleteObject: this.db
-        .delete(objects)
-        .where(and(keyIs, eq(objects.revision, sql.placeholder("expected"))))
-        .prepare(),
-      insertChange: this.db
-        .insert(changes)
-        .values({
-          revision: sql.placeholder("revision"),
-          ...key,
-          type: sql.placeholder("type"),
-          value: sql.placeholder("value"),
-          prevRevision: sql.placeholder("prevRevision"),
-          prevValue: sql.placeholder("prevValue"),
-          committedAt: sql.placeholder("committedAt"),
-        })
-        .prepare(),
       changesAfter: this.db
         .select()
         .from(changes)
@@ -181,6 +139,26 @@ export class SqliteStorage implements ServingStorage {
         .orderBy(asc(changes.revision))
         .limit(sql.placeholder("limit"))
         .prepare(),
+    };
+    // The statements of every write and get, on better-sqlite3 itself with positional parameters:
+    // drizzle's prepared queries fill named placeholders from an object on each call, which cost about
+    // as much as the SQLite work of a create.
+    const keyIs = "resource = ? AND namespace = ? AND name = ?";
+    this.w = {
+      // A row as two values: an object per row is most of a get's storage time.
+      get: this.sqlite.prepare<[string, string, string], [number, StoredValue]>(`SELECT revision, value FROM objects WHERE ${keyIs}`).raw(),
+      revision: this.sqlite.prepare<[], number>("SELECT value FROM counters WHERE name = 'revision'").pluck(),
+      setRevision: this.sqlite.prepare<[number]>("UPDATE counters SET value = ? WHERE name = 'revision'"),
+      insertObject: this.sqlite.prepare<[string, string, string, number, StoredValue]>(
+        "INSERT INTO objects (resource, namespace, name, revision, value) VALUES (?, ?, ?, ?, ?)",
+      ),
+      updateObject: this.sqlite.prepare<[number, StoredValue, string, string, string, number]>(
+        `UPDATE objects SET revision = ?, value = ? WHERE ${keyIs} AND revision = ?`,
+      ),
+      deleteObject: this.sqlite.prepare<[string, string, string, number]>(`DELETE FROM objects WHERE ${keyIs} AND revision = ?`),
+      insertChange: this.sqlite.prepare<[number, string, string, string, ChangeType, StoredValue, number, StoredValue | null, number]>(
+        "INSERT INTO changes (revision, resource, namespace, name, type, value, prev_revision, prev_value, committed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
     };
   }
 
@@ -209,7 +187,7 @@ export class SqliteStorage implements ServingStorage {
   }
 
   async get(key: ObjectKey): Promise<StoredObject | undefined> {
-    const row = this.q.get.get(key.resource, key.namespace, key.name);
+    const row = this.w.get.get(key.resource, key.namespace, key.name);
     if (!row) return undefined;
     return storedObject(key, row[0], row[1], this.transformerFor(key.resource));
   }
@@ -236,15 +214,17 @@ export class SqliteStorage implements ServingStorage {
       const run = (revision: number): Change => {
         const { value, stored } = encodeForStorage(key, type, object, revision, transformer);
         const { prevRevision, prevStored } = write(revision, stored);
-        this.q.insertChange.run({
-          ...key,
+        this.w.insertChange.run(
           revision,
+          key.resource,
+          key.namespace,
+          key.name,
           type,
-          value: stored,
+          stored,
           prevRevision,
-          prevValue: prevStored ?? null,
-          committedAt: Date.now(),
-        });
+          prevStored ?? null,
+          Date.now(),
+        );
         // Listeners get JSON: the previous state is read back (decrypted) only for a transformed resource.
         const prevValue = prevStored === undefined ? undefined : storedJson(key, prevStored, transformer);
         return { ...key, revision, type, value, prevValue };
@@ -262,7 +242,7 @@ export class SqliteStorage implements ServingStorage {
    * transaction began IMMEDIATE, so no other process can commit between the read and the write.
    */
   private writeGroup(group: QueuedWrite[], outcomes: Outcome[]): void {
-    const first = this.counterValue(this.q.revision);
+    const first = this.w.revision.get() ?? 0;
     let revision = first;
     for (const write of group) {
       try {
@@ -272,7 +252,7 @@ export class SqliteStorage implements ServingStorage {
         outcomes.push({ error });
       }
     }
-    if (revision !== first) this.q.setRevision.run({ value: revision });
+    if (revision !== first) this.w.setRevision.run(revision);
   }
 
   private flush(): void {
@@ -311,7 +291,7 @@ export class SqliteStorage implements ServingStorage {
 
   /** The current row, checked against the revision the caller's change was based on. */
   private expect(key: ObjectKey, expectedRevision: number): { revision: number; value: StoredValue } {
-    const current = this.q.get.get(key.resource, key.namespace, key.name);
+    const current = this.w.get.get(key.resource, key.namespace, key.name);
     if (!current) throw new KeyNotFoundError(key);
     const [revision, value] = current;
     if (revision !== expectedRevision) throw new RevisionConflictError(key, expectedRevision);
@@ -321,7 +301,7 @@ export class SqliteStorage implements ServingStorage {
   async create(key: ObjectKey, object: KubeObject): Promise<Change> {
     return this.commit(key, "ADDED", object, (revision, value) => {
       try {
-        this.q.insertObject.run({ ...key, revision, value });
+        this.w.insertObject.run(key.resource, key.namespace, key.name, revision, value);
       } catch (e) {
         if (isUniqueViolation(e)) throw new KeyExistsError(key);
         throw e;
@@ -334,7 +314,7 @@ export class SqliteStorage implements ServingStorage {
     return this.commit(key, "MODIFIED", object, (revision, value) => {
       const prev = this.expect(key, expectedRevision);
       // The revision condition in the statement is what makes concurrent writers from one base lose.
-      const { changes: n } = this.q.updateObject.run({ ...key, revision, value, expected: expectedRevision });
+      const { changes: n } = this.w.updateObject.run(revision, value, key.resource, key.namespace, key.name, expectedRevision);
       if (n !== 1) throw new RevisionConflictError(key, expectedRevision);
       return { prevRevision: prev.revision, prevStored: prev.value };
     });
@@ -343,7 +323,7 @@ export class SqliteStorage implements ServingStorage {
   async delete(key: ObjectKey, last: KubeObject, expectedRevision: number): Promise<Change> {
     return this.commit(key, "DELETED", last, () => {
       const prev = this.expect(key, expectedRevision);
-      const { changes: n } = this.q.deleteObject.run({ ...key, expected: expectedRevision });
+      const { changes: n } = this.w.deleteObject.run(key.resource, key.namespace, key.name, expectedRevision);
       if (n !== 1) throw new RevisionConflictError(key, expectedRevision);
       return { prevRevision: prev.revision, prevStored: prev.value };
     });
