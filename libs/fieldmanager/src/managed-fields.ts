@@ -14,7 +14,7 @@ import {
 } from "@orch/machinery";
 import { type Path, type PathElement, pathText } from "./path.js";
 import { FieldSet } from "./set.js";
-import { ShapeError, compare } from "./typed.js";
+import { ShapeError, compare, identical } from "./typed.js";
 import { type IgnoreFilter, type ManagedSets, Conflicts, apply, update } from "./updater.js";
 
 export interface ManagedFieldsEntry {
@@ -113,15 +113,16 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
   for (const [id, versioned] of managed.sets) {
     const who = parseIdentifier(id);
     const time = managed.times.get(id);
-    entries.push({
-      ...(who.manager ? { manager: who.manager } : {}),
-      operation: versioned.applied ? "Apply" : (who.operation ?? "Update"),
-      apiVersion: versioned.apiVersion,
-      ...(time ? { time } : {}),
-      fieldsType: "FieldsV1",
-      fieldsV1: versioned.set.toFieldsV1(),
-      ...(who.subresource ? { subresource: who.subresource } : {}),
-    });
+    // Members assigned in the order Kubernetes writes them (no spread of optional parts: each made an object).
+    const entry: ManagedFieldsEntry = {};
+    if (who.manager) entry.manager = who.manager;
+    entry.operation = versioned.applied ? "Apply" : (who.operation ?? "Update");
+    entry.apiVersion = versioned.apiVersion;
+    if (time) entry.time = time;
+    entry.fieldsType = "FieldsV1";
+    entry.fieldsV1 = versioned.set.toFieldsV1();
+    if (who.subresource) entry.subresource = who.subresource;
+    entries.push(entry);
   }
   const cmp = (a = "", b = "") => (a < b ? -1 : a > b ? 1 : 0);
   return entries.sort(
@@ -221,10 +222,15 @@ function managedForUpdate(live: ManagedObject | undefined, next: ManagedObject, 
   return decodeOrEmpty(liveEntries);
 }
 
-/** The object without managedFields, as field management compares objects. */
+/**
+ * The object without managedFields, as field management compares objects (it only reads the answer).
+ * An object whose metadata has none is answered as it is: a create's never has.
+ */
 function withoutManagedFields(obj: ManagedObject | undefined): ManagedObject {
   if (!obj) return {};
-  const { managedFields: _m, ...metadata } = obj.metadata ?? {};
+  const meta = obj.metadata;
+  if (typeof meta === "object" && meta !== null && !Object.hasOwn(meta, "managedFields")) return obj;
+  const { managedFields: _m, ...metadata } = meta ?? {};
   return { ...obj, metadata };
 }
 
@@ -413,7 +419,11 @@ function strategyResetFields(
   shape: Shape,
   endpoint: IgnoreFilter | undefined,
 ): IgnoreFilter {
-  const c = compare(withoutManagedFields(proposed), withoutManagedFields(stored), shape);
+  const before = withoutManagedFields(proposed);
+  const after = withoutManagedFields(stored);
+  // Most strategies change nothing a create proposes: then no path changed, found without building sets.
+  if (identical(before, after)) return endpoint ?? ((set) => set);
+  const c = compare(before, after, shape);
   const changed = c.added.union(c.modified).union(c.removed);
   return (set) => (endpoint ? endpoint(set) : set).difference(changed);
 }

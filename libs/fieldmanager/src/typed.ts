@@ -192,6 +192,26 @@ function compareLists(shape: ListShape, lhs: Json[], rhs: Json[], path: PathElem
   }
 }
 
+/**
+ * Equal, with no `undefined` anywhere in either (compare counts an undefined member as added): when
+ * true, compare(a, b) finds no path added, modified or removed.
+ */
+export function identical(a: Json, b: Json): boolean {
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null) return a === b && a !== undefined;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!identical(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) {
+    if (!Object.hasOwn(b, key) || !identical((a as JsonObject)[key], (b as JsonObject)[key])) return false;
+  }
+  return true;
+}
+
 export function jsonEqual(a: Json, b: Json): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => jsonEqual(x, b[i]));

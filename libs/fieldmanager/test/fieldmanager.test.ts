@@ -8,9 +8,11 @@ import {
   type ManagedObject,
   applyConfiguration,
   capUpdateManagers,
+  compare,
   decodeManagedFields,
   encodeManagedFields,
   fieldsOf,
+  identical,
   managerOrUserAgent,
   merge,
   pathText,
@@ -165,6 +167,30 @@ describe("field sets", () => {
   it("owns an empty struct and an atomic list as a whole", () => {
     const set = fieldsOf({ name: "c", resources: {}, args: ["a", "b"] }, container);
     expect(set.toFieldsV1()).toEqual({ "f:args": {}, "f:name": {}, "f:resources": {} });
+  });
+});
+
+describe("comparison", () => {
+  const changedPaths = (before: unknown, after: unknown) => {
+    const c = compare(before, after, deployment);
+    return [c.added, c.modified, c.removed].map((s) => s.paths().map(pathText));
+  };
+
+  it("finds nothing changed between identical values, which is what lets a write skip the comparison", () => {
+    const before = web(3);
+    const after = structuredClone(before);
+    expect(identical(before, after)).toBe(true);
+    expect(changedPaths(before, after)).toEqual([[], [], []]);
+    (after.spec as { replicas: number }).replicas = 4;
+    expect(identical(before, after)).toBe(false);
+    expect(changedPaths(before, after)).toEqual([[], [".spec.replicas"], []]);
+  });
+
+  it("counts an undefined member as added on both sides, so values holding one are never identical", () => {
+    const before = { ...web(3), status: undefined };
+    const after = { ...web(3), status: undefined };
+    expect(identical(before, after)).toBe(false);
+    expect(changedPaths(before, after)).toEqual([[".status"], [], []]);
   });
 });
 
