@@ -80,6 +80,8 @@ export interface WriteResult {
   object: ObjectHeader;
   /** 201 for a create, 200 otherwise. */
   code: 200 | 201;
+  /** `object` as JSON, when the write already made it (the object was stored as it is served). */
+  text?: string;
 }
 
 /** What the generic store answers a completed delete with: a Success Status without `code`, as Kubernetes'. */
@@ -240,12 +242,19 @@ export class ResourceStore {
 
   /**
    * Writes `obj` as stored; the caller's object gets the resourceVersion the write gave (a converted
-   * copy has metadata of its own).
+   * copy has metadata of its own). Answers the JSON the write made of `obj` when it stored `obj` itself,
+   * so that the answer need not serialize it again.
    */
-  private async persist(obj: ObjectHeader, ctx: RequestContext, write: (stored: ObjectHeader) => Promise<unknown>): Promise<void> {
+  private async persist(
+    obj: ObjectHeader,
+    ctx: RequestContext,
+    write: (stored: ObjectHeader) => Promise<Change>,
+  ): Promise<string | undefined> {
     const stored = await this.persisted(obj, ctx);
-    await write(stored);
+    const change = await write(stored);
+    if (stored === obj) return change.value;
     if (stored.metadata !== obj.metadata) obj.metadata.resourceVersion = stored.metadata.resourceVersion;
+    return undefined;
   }
 
   // ---- reads ----------------------------------------------------------------------------------
@@ -908,9 +917,9 @@ export class ResourceStore {
       for (let attempt = 1; ; attempt++) {
         const key = this.key(namespace, meta.name!);
         try {
-          await this.persist(obj, ctx, (stored) => this.deps.storage.create(key, stored));
+          const text = await this.persist(obj, ctx, (stored) => this.deps.storage.create(key, stored));
           written = true;
-          return { object: obj, code: 201 };
+          return text === undefined ? { object: obj, code: 201 } : { object: obj, code: 201, text };
         } catch (e) {
           if (e instanceof ObjectTooLargeError) throw objectTooLarge(e);
           if (!(e instanceof KeyExistsError)) throw e;

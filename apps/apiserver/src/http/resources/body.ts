@@ -7,7 +7,10 @@ import type { IncomingRequest } from "./request.js";
 
 const SUPPORTED_BODY_TYPES = ["application/json", "application/yaml", PROTOBUF_CONTENT_TYPE];
 
-export const readText = async (req: IncomingRequest) => new TextDecoder().decode(await req.readBody());
+/** Stateless between calls (no streaming): one for every request. */
+const utf8 = new TextDecoder();
+
+export const readText = async (req: IncomingRequest) => utf8.decode(await req.readBody());
 
 /** The body as a JSON value (with the duplicate fields JSON and YAML decoding found). */
 export async function readObjectBody(req: IncomingRequest, kind: KindDefinition) {

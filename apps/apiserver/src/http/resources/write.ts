@@ -20,7 +20,7 @@ export const create: VerbHandler = async ({ deps, req, kind, store, format, name
     return ok(201, answer);
   }
   const result = await store.create(namespace, body, req.ctx, options);
-  return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
+  return ok(result.code, renderObject(kind, result.text ?? JSON.stringify(result.object), format));
 };
 
 export const update: VerbHandler = async ({ req, kind, store, format, namespace, ok }) => {
