@@ -10,7 +10,7 @@ import { estimateCost } from "./cost-estimate.js";
 import { type AstNode, CostLimitExceeded, instrument } from "./metering.js";
 import { compileRegexp } from "./re2.js";
 import { costRun, metered } from "./runtime-cost.js";
-import { withFraction } from "./timestamps.js";
+import { asWritten } from "./timestamps.js";
 import { INVALID_NULL, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 
 /** celconfig.PerCallLimit: the runtime cost one rule evaluation may use. */
@@ -142,7 +142,7 @@ class TypeSet {
       case "bytes":
         return typeof value === "string" ? new Uint8Array(Buffer.from(value, "base64")) : untypedToCel(value);
       case "timestamp":
-        return typeof value === "string" ? withFraction(new Date(value), value) : untypedToCel(value);
+        return typeof value === "string" ? asWritten(new Date(value), value) : untypedToCel(value);
       case "duration":
         return typeof value === "string" ? parseDuration(value) : untypedToCel(value);
       default:

@@ -16,7 +16,7 @@ import { Environment, Optional } from "@marcbachmann/cel-js";
 import { compareNumbersAcrossTypes } from "./numeric-comparison.js";
 import { OPTIONAL_ENTRY_FUNCTION, dropAbsentEntries } from "./optional-entries.js";
 import { compileRegexp, regexpMatches } from "./re2.js";
-import { timestampOperation, withFraction } from "./timestamps.js";
+import { asWritten, engineTimestampText, timestampOperation } from "./timestamps.js";
 import { checkRange, rangeError } from "./value-ranges.js";
 import { INVALID_NULL, INVALID_NULL_MESSAGE, celEquals, concatLists, isStructured } from "./values.js";
 
@@ -177,7 +177,8 @@ export function literalIssues(root: unknown, env: Environment): LiteralIssue[] {
       issues.push({ message: "invalid matches argument", range: { start: first.start } });
     } else if ((name === "duration" || name === "timestamp") && n.op === "call") {
       try {
-        const value = env.evaluate(`${name}(${JSON.stringify(name === "duration" ? goDuration(literal) : literal)})`);
+        const text = name === "duration" ? goDuration(literal) : engineTimestampText(literal);
+        const value = env.evaluate(`${name}(${JSON.stringify(text)})`);
         if (rangeError(value)) throw new Error("out of range");
       } catch {
         issues.push({ message: `invalid ${name} argument`, range: { start: first.start } });
@@ -344,9 +345,10 @@ function toTheNanosecond(n: Node): void {
   if (!original) return;
   if (n.op === "call" && (n.args as [string])[0] === "timestamp") {
     n.handle = (values: unknown, ...rest: unknown[]) => {
-      const result = original(values, ...rest);
       const [text] = values as unknown[];
-      return typeof text === "string" && result instanceof Date ? withFraction(result, text) : result;
+      if (typeof text !== "string") return original(values, ...rest);
+      const result = original([engineTimestampText(text)], ...rest);
+      return result instanceof Date ? asWritten(result, text) : result;
     };
   } else if (TIMESTAMP_OPERATORS.has(n.op)) {
     const op = n.op;

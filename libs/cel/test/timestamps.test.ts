@@ -50,3 +50,22 @@ describe("timestamps keep their nanoseconds", () => {
     expect(rule!.evaluate(self, undefined, 1_000_000)).toMatchObject({ ok: true, value: true });
   });
 });
+
+describe("timestamps keep the offset they were written with", () => {
+  it("prints a timestamp in its own offset, as Go's RFC 3339 does, through duration arithmetic too", () => {
+    expect(value("string(timestamp('2011-08-18T19:03:37.01+01:00'))")).toBe("2011-08-18T19:03:37.01+01:00");
+    expect(value("string(timestamp('2011-08-18T19:03:37-05:30') + duration('1h'))")).toBe("2011-08-18T20:03:37-05:30");
+    expect(value("string(timestamp('2011-08-18T19:03:37+00:00'))")).toBe("2011-08-18T19:03:37Z");
+  });
+
+  it("compares and reads accessors in UTC whatever the offset", () => {
+    expect(value("timestamp('2011-08-18T19:03:37+01:00') == timestamp('2011-08-18T18:03:37Z')")).toBe(true);
+    expect(value("timestamp('2011-08-18T19:03:37+01:00').getHours()")).toBe(18n);
+  });
+});
+
+describe("timestamp() takes what Go's RFC 3339 parser takes", () => {
+  it("nine fractional digits with an offset (35 characters; the engine alone stops at 30)", () => {
+    expect(value("string(timestamp('2011-08-18T19:03:37.000000001-05:30') + duration('1h'))")).toBe("2011-08-18T20:03:37.000000001-05:30");
+  });
+});
