@@ -54,7 +54,8 @@ function bundles(): { apiserver: string; controllers: Map<string, string> } {
 /** The controllers ORCH_CONTROLLERS selects: `all` (unset), `none`, or a comma-separated list of names. */
 function selectControllers(available: Map<string, string>, setting: string | undefined): [string, string][] {
   const value = (setting ?? "").trim();
-  if (value === "" || value === "all") return [...available].sort(([a], [b]) => a.localeCompare(b));
+  // By code point: localeCompare's first call loads ICU's collation data, about 10 ms before the apiserver starts.
+  if (value === "" || value === "all") return [...available].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (value === "none") return [];
   return value.split(",").map((name) => {
     const entry = available.get(name.trim());
