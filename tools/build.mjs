@@ -7,7 +7,7 @@
 // A project's dist/ is emptied first, so what Nx caches as its output is exactly this build's files.
 import { build } from "esbuild";
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
 
@@ -38,13 +38,13 @@ for (const project of projects) {
 
 for (const project of built) rmSync(join(root, project, "dist"), { recursive: true, force: true });
 
-await Promise.all(
+const results = await Promise.all(
   entries.map(({ main, out }) =>
     build({
       absWorkingDir: root,
       entryPoints: [main],
-      outfile: out,
       bundle: true,
+      metafile: true,
       platform: "node",
       target: "node20",
       conditions: ["@orch/source"],
@@ -54,9 +54,17 @@ await Promise.all(
       logLevel: "warning",
       ...(out.endsWith(".cjs")
         ? // The runner passes the bundle's own URL for what the sources read of import.meta.
-          { format: "cjs", define: { "import.meta.url": "__importMetaUrl" } }
+          { format: "cjs", outfile: out, define: { "import.meta.url": "__importMetaUrl" } }
         : {
             format: "esm",
+            // What a bundle imports dynamically (the launcher's NATS client, the logger the apiserver loads
+            // to report a failure) becomes a chunk in dist/chunks/, read only when imported: V8 parses
+            // every byte of a module it loads, so code a start does not run still cost it time.
+            splitting: true,
+            outdir: dirname(out),
+            entryNames: "[name]",
+            outExtension: { ".js": ".mjs" },
+            chunkNames: "chunks/[name]-[hash]",
             banner: {
               js: "import { createRequire as __orchCreateRequire } from 'node:module'; const require = __orchCreateRequire(import.meta.url);",
             },
@@ -64,7 +72,7 @@ await Promise.all(
     }),
   ),
 );
-for (const { out } of entries) asciiOnly(join(root, out));
+for (const { metafile } of results) for (const out of Object.keys(metafile.outputs)) if (/\.(m|c)js$/.test(out)) asciiOnly(join(root, out));
 
 /**
  * Escapes what non-ASCII characters remain in a bundle. V8 holds a source with even one of them as two

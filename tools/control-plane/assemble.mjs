@@ -22,14 +22,24 @@ execFileSync(
 );
 
 const dist = join(pkg, "dist");
+/** A bundle's chunks (what it imports dynamically, tools/build.mjs) go beside it, where it imports them from. */
+const copyChunks = (from, to) => {
+  if (!existsSync(join(from, "chunks"))) return;
+  cpSync(join(from, "chunks"), join(to, "chunks"), { recursive: true, filter: (f) => !f.endsWith(".map") });
+};
 copyFileSync(join(root, "tools", "launcher", "dist", "main.mjs"), join(dist, "launcher.mjs"));
+copyChunks(join(root, "tools", "launcher", "dist"), dist);
 mkdirSync(join(dist, "apiserver"), { recursive: true });
 for (const file of ["main.mjs", "worker.mjs", "thread.cjs"])
   copyFileSync(join(root, "apps", "apiserver", "dist", file), join(dist, "apiserver", file));
+copyChunks(join(root, "apps", "apiserver", "dist"), join(dist, "apiserver"));
 // The storage finds its schema migrations beside the bundle (libs/storage migrationsFolder).
 cpSync(join(root, "libs", "storage", "migrations"), join(dist, "apiserver", "migrations"), { recursive: true });
 mkdirSync(join(dist, "controllers"), { recursive: true });
-for (const name of controllers) copyFileSync(join(root, "apps", name, "dist", "main.mjs"), join(dist, "controllers", `${name}.mjs`));
+for (const name of controllers) {
+  copyFileSync(join(root, "apps", name, "dist", "main.mjs"), join(dist, "controllers", `${name}.mjs`));
+  copyChunks(join(root, "apps", name, "dist"), join(dist, "controllers"));
+}
 
 // Declarations file by file, without resolving imports: the public types are declared in these files.
 for (const file of ["testing", "events"]) {
