@@ -123,17 +123,26 @@ function containsCIDR(c: CIDRValue, other: CIDRValue): boolean {
 // URLs (library/urls.go)
 // ---------------------------------------------------------------------------------------------
 
-/** A value of CEL type kubernetes.URL. */
+/** A value of CEL type kubernetes.URL: the URL without its fragment, and the fragment. */
 export class URLValue {
-  constructor(readonly url: GoURL) {}
+  constructor(
+    readonly url: GoURL,
+    readonly fragment = "",
+  ) {}
   equals(other: URLValue): boolean {
-    return JSON.stringify(this.url) === JSON.stringify(other.url);
+    return this.fragment === other.fragment && JSON.stringify(this.url) === JSON.stringify(other.url);
   }
 }
 
+/**
+ * Kubernetes' url(): checked with ParseRequestURI (an absolute URI or path), then parsed as url.Parse
+ * does, which cuts the `#fragment` first (ParseRequestURI would leave it in the path or the query).
+ */
 function stringToURL(s: string): URLValue {
   try {
-    return new URLValue(parseRequestURI(s));
+    parseRequestURI(s);
+    const hash = s.indexOf("#");
+    return hash < 0 ? new URLValue(parseRequestURI(s)) : new URLValue(parseRequestURI(s.slice(0, hash)), s.slice(hash + 1));
   } catch (e) {
     throw new Error(`URL parse error during conversion from string: ${(e as Error).message}`);
   }

@@ -127,6 +127,10 @@ describe("URL library (urls.go, its documented examples)", () => {
     ['isURL("https://a:b:c/")', false],
     ['isURL("../relative-path")', false],
     ['url("/path").getScheme() == ""', true],
+    // url.Parse cuts the fragment off before the query and path; it still tells URLs apart.
+    ['url("https://example.com/p?k=a#frag").getQuery() == {"k": ["a"]}', true],
+    ['url("https://example.com/p#frag").getEscapedPath() == "/p"', true],
+    ['url("https://example.com/p#a") == url("https://example.com/p#b")', false],
     ['url("https://example.com/").getScheme() == "https"', true],
     ['url("https://example.com:80/").getHost() == "example.com:80"', true],
     ['url("https://[::1]:80/").getHost() == "[::1]:80"', true],
