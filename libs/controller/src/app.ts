@@ -224,6 +224,7 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
    * (klog.FlushAndExit in OnStoppedLeading), instead of waiting for its workers.
    */
   const exitLost = (): void => {
+    log.error("lost leadership: exiting at once");
     stopping = Promise.resolve(1);
     removeHandlers();
     resolveDone(1);
