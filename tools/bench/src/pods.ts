@@ -186,6 +186,15 @@ export async function podFigures(root: string, nodes: number, replicas: number, 
       if (ready >= nodes) break;
       await sleep(200);
     }
+    // And every node has asked for its serving certificate: a hundred CSRs parsed and validated by the
+    // apiserver are the nodes' start, not the pods' cost.
+    const domain = process.env.ORCH_PROFILE === "kubernetes" ? "k8s.io" : "orch.io";
+    for (;;) {
+      const list = await get(`/apis/certificates.${domain}/v1/certificatesigningrequests`);
+      const serving = (list.items ?? []).filter((r: any) => r.spec?.signerName?.endsWith("/orchlet-serving")).length;
+      if (serving >= nodes) break;
+      await sleep(200);
+    }
     const deployment = {
       apiVersion: "apps/v1",
       kind: "Deployment",
