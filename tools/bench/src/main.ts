@@ -19,7 +19,7 @@ import { MIXED_OBJECTS, type MixedResult, mixedByKind, mixedWorkload, prepareMix
 import { slowClientLatency } from "./slow-clients.js";
 import { tokenLoad } from "./tokens.js";
 import { controlPlaneStarts } from "./control-planes.js";
-import { type PodFigures, podFigures, stagePercents, stages } from "./pods.js";
+import { type PodFigures, podFigures, podRequestCosts, stagePercents, stages } from "./pods.js";
 import { type CrdFigures, crdFigures, median } from "./crds.js";
 import { watcherFanout } from "./watchers.js";
 import { type ReplicaFigures, replicaFigures } from "./replicas.js";
@@ -654,6 +654,18 @@ if (process.argv[2] === "--baseline-server") {
   );
   if (s.errors > 0) console.log(`\n${s.errors} creates failed`);
   scheduler?.kill("SIGTERM");
+  await p.close();
+  await api.stop();
+  await rm(dataDir, { recursive: true, force: true });
+} else if (process.argv.includes("--pod-requests")) {
+  // `npm run bench -- --pod-requests`: the apiserver's CPU per request of each kind a pod costs, alone.
+  const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-"));
+  const api = await startApiserver(dataDir);
+  const p = pool(api.origin, api.tls, CONCURRENCY);
+  const costs = await podRequestCosts(api.child.pid!, p, quick ? 300 : 1_000, CONCURRENCY);
+  console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
+  console.log(`| request (${CONCURRENCY} clients) | count | per second | apiserver CPU per request |\n|---|---|---|---|`);
+  for (const c of costs) console.log(`| ${c.request} | ${c.count} | ${fmt(c.perSecond, 0)} | ${fmt(c.cpuMs, 2)} ms |`);
   await p.close();
   await api.stop();
   await rm(dataDir, { recursive: true, force: true });

@@ -312,3 +312,124 @@ export async function podFigures(root: string, nodes: number, replicas: number, 
     await rm(dataDir, { recursive: true, force: true });
   }
 }
+
+export interface RequestCost {
+  request: string;
+  count: number;
+  perSecond: number;
+  /** The apiserver process's CPU time (user + system) per request, in milliseconds. */
+  cpuMs: number;
+}
+
+/**
+ * What each kind of request a pod costs takes of the apiserver's CPU, measured alone: an apiserver of
+ * its own (no bus), 32 clients, `count` of each in turn — pod creates, their bindings, status writes
+ * like the orchlet's (a GET, counted apart, then a PUT), events like kubelet's — and ConfigMap creates
+ * as the plainest write. CPU is read from /proc before and after each kind.
+ */
+export async function podRequestCosts(
+  apiserverPid: number,
+  p: ReturnType<typeof pool>,
+  count: number,
+  concurrency: number,
+): Promise<RequestCost[]> {
+  const send = async (method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<any> => {
+    const res = await p.request({
+      method,
+      path,
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.body.text();
+    if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${text.slice(0, 300)}`);
+    return JSON.parse(text);
+  };
+  const costs: RequestCost[] = [];
+  const measure = async (request: string, n: number, one: (i: number) => Promise<unknown>) => {
+    const cpu0 = cpuOf(apiserverPid) ?? 0;
+    const t0 = performance.now();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < n) await one(next++);
+      }),
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    costs.push({ request, count: n, perSecond: n / seconds, cpuMs: (((cpuOf(apiserverPid) ?? 0) - cpu0) * 1000) / n });
+  };
+  const ns = "/api/v1/namespaces/default";
+  await measure("warm-up (ConfigMap creates)", 500, (i) => send("POST", `${ns}/configmaps`, { metadata: { name: `warm-${i}` } }));
+  costs.length = 0;
+  await measure("POST configmaps", count, (i) => send("POST", `${ns}/configmaps`, { metadata: { name: `c-${i}` }, data: { a: "b" } }));
+  const pods: any[] = [];
+  const spec = { containers: [{ name: "c", image: "nginx" }] };
+  await measure("POST pods", count, async (i) => {
+    pods[i] = await send("POST", `${ns}/pods`, { metadata: { generateName: "bench-", labels: { app: "bench" } }, spec });
+  });
+  await measure("POST pods/binding", count, (i) =>
+    send("POST", `${ns}/pods/${pods[i].metadata.name}/binding`, {
+      apiVersion: "v1",
+      kind: "Binding",
+      metadata: { name: pods[i].metadata.name },
+      target: { kind: "Node", name: `node-${i % 100}` },
+    }),
+  );
+  await measure("GET pods", count, async (i) => {
+    pods[i] = await send("GET", `${ns}/pods/${pods[i].metadata.name}`);
+  });
+  const now = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+  await measure("PUT pods/status (Running and Ready)", count, (i) => {
+    const pod = pods[i];
+    pod.status = {
+      ...pod.status,
+      phase: "Running",
+      hostIP: "10.89.0.1",
+      podIP: `10.244.${i >> 8}.${i & 255}`,
+      startTime: now,
+      qosClass: "BestEffort",
+      conditions: ["PodReadyToStartContainers", "Initialized", "ContainersReady", "Ready", "PodScheduled"].map((type) => ({
+        type,
+        status: "True",
+        lastProbeTime: null,
+        lastTransitionTime: now,
+      })),
+      containerStatuses: [
+        {
+          name: "c",
+          state: { running: { startedAt: now } },
+          lastState: {},
+          ready: true,
+          restartCount: 0,
+          image: "nginx",
+          imageID: "nginx@sha256:0",
+          containerID: `containerd://${i}`,
+          started: true,
+        },
+      ],
+    };
+    return send("PUT", `${ns}/pods/${pod.metadata.name}/status`, pod);
+  });
+  await measure("POST events", count, (i) =>
+    send("POST", `${ns}/events`, {
+      metadata: { name: `${pods[i].metadata.name}.${i.toString(16)}` },
+      involvedObject: {
+        kind: "Pod",
+        namespace: "default",
+        name: pods[i].metadata.name,
+        uid: pods[i].metadata.uid,
+        apiVersion: "v1",
+        fieldPath: "spec.containers{c}",
+      },
+      reason: "Started",
+      message: "Started container c",
+      source: { component: "kubelet", host: "node-1" },
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+      type: "Normal",
+      reportingComponent: "kubelet",
+      reportingInstance: "node-1",
+    }),
+  );
+  return costs;
+}
