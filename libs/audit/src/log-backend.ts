@@ -6,6 +6,7 @@
 // A failed write is reported and its events are lost; the requests behind them are not failed.
 import type { FileHandle } from "node:fs/promises";
 import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
 import type { AuditEvent, AuditSink } from "./event.js";
 
@@ -89,14 +90,31 @@ class FileBackend implements AuditSink {
     this.handle = undefined;
   }
 
+  /**
+   * Writes what is queued, as few writes as the size limit allows: events queued together go out in one
+   * write, but the file rotates before any event that would take it past the limit, as lumberjack rotates
+   * before each write (a backlog written in one piece made one file several times the limit).
+   */
   private async drain(): Promise<void> {
     while (this.queue.length > 0) {
-      const data = Buffer.from(this.queue.join(""));
+      const lines = this.queue;
       this.queue = [];
       this.queuedBytes = 0;
       try {
-        if (this.size > 0 && this.size + data.length > this.maxBytes) await this.rotate();
-        await this.append(data);
+        let chunk: Buffer[] = [];
+        let chunkBytes = 0;
+        for (const line of lines) {
+          const data = Buffer.from(line);
+          if (this.size + chunkBytes > 0 && this.size + chunkBytes + data.length > this.maxBytes) {
+            if (chunk.length > 0) await this.append(Buffer.concat(chunk));
+            chunk = [];
+            chunkBytes = 0;
+            await this.rotate();
+          }
+          chunk.push(data);
+          chunkBytes += data.length;
+        }
+        if (chunk.length > 0) await this.append(Buffer.concat(chunk));
       } catch (e) {
         this.report("writing the audit log failed; events lost", e);
       }
@@ -118,7 +136,7 @@ class FileBackend implements AuditSink {
     await this.handle?.close();
     this.handle = undefined;
     this.size = 0;
-    await rename(path, backupName(path, new Date()));
+    await rename(path, freeBackupName(path));
     this.handle = await open(path, "a", 0o600);
     await this.prune();
   }
@@ -162,6 +180,17 @@ function serialize(event: AuditEvent, options: LogBackendOptions): string | unde
 const BACKUP_TIME = /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}$/;
 
 /** lumberjack's backup name: the time of rotation (UTC) between the file's name and its extension. */
+/**
+ * The backup name of now, or of the next millisecond whose name is free: two rotations within one
+ * millisecond (a backlog of large events) would otherwise rename the second over the first.
+ */
+function freeBackupName(path: string): string {
+  for (let at = Date.now(); ; at++) {
+    const name = backupName(path, new Date(at));
+    if (!existsSync(name)) return name;
+  }
+}
+
 export function backupName(path: string, at: Date): string {
   const extension = extname(path);
   const stamp = at.toISOString().slice(0, 23).replace(/:/g, "-");

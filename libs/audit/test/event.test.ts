@@ -177,6 +177,27 @@ describe("log backend", () => {
     expect((JSON.parse(current.at(-1)!) as AuditEvent).auditID).toBe("7");
   });
 
+  it("rotates before each event that would pass the limit when a backlog is written at once", async () => {
+    dir = await mkdtemp(join(tmpdir(), "audit-log-"));
+    const path = join(dir, "audit.log");
+    const backend = await openLogBackend({ path, maxSizeMB: 1, maxBackups: 3, onError: () => undefined });
+    // Queued together, written in one drain: ~600 KB each, so no file may hold two.
+    for (let i = 0; i < 4; i++) backend.write(event(i, 600_000));
+    await backend.close();
+    const names = (await readdir(dir)).sort();
+    expect(names).toHaveLength(4);
+    const ids = await Promise.all(
+      names.map(async (name) =>
+        (await readFile(join(dir, name), "utf8"))
+          .trimEnd()
+          .split("\n")
+          .map((l) => (JSON.parse(l) as AuditEvent).auditID),
+      ),
+    );
+    // Backups sort by name (time) before the current file: one event each, in order.
+    expect(ids).toEqual([["0"], ["1"], ["2"], ["3"]]);
+  });
+
   it("names a backup as lumberjack does", () => {
     expect(backupName("/var/log/audit.log", new Date(Date.UTC(2024, 4, 6, 7, 8, 9, 10)))).toBe(
       "/var/log/audit-2024-05-06T07-08-09.010.log",
