@@ -57,7 +57,8 @@ describe("kubectl with the scheduler", () => {
   it("binds a Deployment's pods to the schedulable node; describe shows Scheduled", async () => {
     await ok("create", "deployment", "web", "--image=nginx", "--replicas=3");
     const rows = await eventually("three pods bound", async () => {
-      const out = await ok("get", "pods", "-l", "app=web", "-o", "wide", "--no-headers");
+      // Until the ReplicaSet's first pod is stored, kubectl says "No resources found" (on stderr).
+      const out = (await cp.kubectl("get", "pods", "-l", "app=web", "-o", "wide", "--no-headers")).stdout;
       const found = out.trim().split("\n").filter(Boolean);
       return found.length === 3 && found.every((row) => row.split(/\s+/)[6] === "node-a") && found;
     });
