@@ -9,7 +9,7 @@
 // or copy of the file moves, unlike the modification time, which npm and copies may keep), so a rebuilt
 // bundle never meets an old cache: V8 itself checks only the source's length, its own version and its
 // flags (it rejects a cache that does not fit them; the next start then writes a new one).
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -53,11 +53,17 @@ export function runCommonJs(file: string): CommonJsRun {
       // Replicas or test control planes may start together from one bundle: each writes its own file
       // and renames it into place, so a reader never sees half a cache.
       const temporary = `${cacheFile}.${process.pid}.${Date.now()}.tmp`;
+      let fd: number | undefined;
       try {
-        writeFileSync(temporary, script.createCachedData());
+        // Opened before the cache is serialized (about 140 ms of CPU): a read-only installation, which
+        // starts without the cache as before, does not pay for it at every start.
+        fd = openSync(temporary, "wx", 0o600);
+        writeFileSync(fd, script.createCachedData());
+        closeSync(fd);
+        fd = undefined;
         renameSync(temporary, cacheFile);
       } catch {
-        // A read-only installation starts without the cache, as before.
+        if (fd !== undefined) closeSync(fd);
         rmSync(temporary, { force: true });
       }
     },

@@ -2,7 +2,8 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { Script } from "node:vm";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { runCommonJs } from "../src/code-cache.js";
 
 const dir = mkdtempSync(join(tmpdir(), "orch-code-cache-"));
@@ -56,13 +57,19 @@ describe("runCommonJs", () => {
     expect(rebuilt.exports.answer).toBe(3);
   });
 
-  it("starts without a cache where it cannot write one", () => {
+  it("starts without a cache where it cannot write one, and does not serialize it for nothing", () => {
     const gone = mkdtempSync(join(tmpdir(), "orch-code-cache-"));
     const file = join(gone, "bundle.cjs");
     writeFileSync(file, bundle(4));
     const run = runCommonJs(file);
-    rmSync(gone, { recursive: true, force: true }); // the write of the cache fails
-    expect(() => run.saveCache()).not.toThrow();
+    rmSync(gone, { recursive: true, force: true }); // the write of the cache fails, even for root
+    const serialize = vi.spyOn(Script.prototype, "createCachedData");
+    try {
+      expect(() => run.saveCache()).not.toThrow();
+      expect(serialize).not.toHaveBeenCalled();
+    } finally {
+      serialize.mockRestore();
+    }
     expect(run.exports.answer).toBe(4);
   });
 });
