@@ -5,6 +5,7 @@
 // the comprehensions cel-go expands them to, operators as their overloads. Costs are uint64 in Go;
 // here doubles that saturate at 2^64, which is exact below 2^53 (all limits are far below).
 import { type RuleType, escapeFieldName } from "./rule-types.js";
+import { REGEX, STRING, UNIT_COST_CALLS } from "./library-costs.js";
 import { OPTIONAL_ENTRY_FUNCTION } from "./optional-entries.js";
 
 export interface Estimate {
@@ -26,9 +27,6 @@ const ZERO = E(0);
 const ONE = E(1);
 const UNKNOWN_SIZE = E(0, U64);
 
-/** common.StringTraversalCostFactor, common.RegexStringLengthCostFactor. */
-const STRING = 0.1;
-const REGEX = 0.25;
 /** apiserver/pkg/cel MaxNameFormatRegexSize. */
 const MAX_NAME_FORMAT_REGEX_SIZE = 128;
 
@@ -243,6 +241,7 @@ class Coster {
 
   /** The call's own cost (without its arguments) and result size: Kubernetes' estimator, then cel-go's. */
   private functionCost(fn: string, target: Info | undefined, args: Info[]): { cost: Estimate; size?: Estimate } {
+    if (UNIT_COST_CALLS.has(fn)) return { cost: ONE };
     const [a0, a1] = args;
     switch (fn) {
       case "isSorted":
@@ -348,23 +347,6 @@ class Coster {
       case "validate":
         if (target && a0) return { cost: byFactor(byFactor(this.size(a0), STRING), MAX_NAME_FORMAT_REGEX_SIZE * REGEX) };
         break;
-      case "format.named":
-      case "sign":
-      case "asInteger":
-      case "isInteger":
-      case "asApproximateFloat":
-      case "isGreaterThan":
-      case "isLessThan":
-      case "compareTo":
-      case "add":
-      case "sub":
-      case "getScheme":
-      case "getHostname":
-      case "getHost":
-      case "getPort":
-      case "getEscapedPath":
-      case "getQuery":
-        return { cost: ONE };
       case "sets.contains":
       case "sets.intersects":
       case "sets.equivalent":

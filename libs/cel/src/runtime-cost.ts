@@ -22,6 +22,7 @@
 // (costRun) charges it as the node's evaluation ends, from the values its children produced.
 import { Environment, Optional } from "@marcbachmann/cel-js";
 import { NamedFormat } from "./extension-libraries.js";
+import { REGEX, STRING, UNIT_COST_CALLS } from "./library-costs.js";
 import {
   type AstNode,
   COST_LIMIT_EXCEEDED,
@@ -37,9 +38,6 @@ import {
 import { OPTIONAL_ENTRY_FUNCTION } from "./optional-entries.js";
 import { RuleObject } from "./values.js";
 
-/** common.StringTraversalCostFactor, common.RegexStringLengthCostFactor. */
-const STRING = 0.1;
-const REGEX = 0.25;
 /** common.ListCreateBaseCost, MapCreateBaseCost, StructCreateBaseCost. */
 const LIST_CREATE = 10;
 const MAP_CREATE = 30;
@@ -149,6 +147,7 @@ function selectorCost(length: number): number {
  * receiver first for a member call.
  */
 export function callCost(fn: string, member: boolean, args: readonly unknown[], result: unknown): number {
+  if (UNIT_COST_CALLS.has(fn)) return 1;
   const [a0, a1] = args;
   switch (fn) {
     case "check":
@@ -218,23 +217,6 @@ export function callCost(fn: string, member: boolean, args: readonly unknown[], 
     }
     case "validate":
       if (a0 instanceof NamedFormat) return regexCost(a1, FORMAT_REGEX_SIZE[a0.name] ?? 0);
-      return 1;
-    case "format.named":
-    case "sign":
-    case "asInteger":
-    case "isInteger":
-    case "asApproximateFloat":
-    case "isGreaterThan":
-    case "isLessThan":
-    case "compareTo":
-    case "add":
-    case "sub":
-    case "getScheme":
-    case "getHostname":
-    case "getHost":
-    case "getPort":
-    case "getEscapedPath":
-    case "getQuery":
       return 1;
     // cel-go ext.Sets' cost trackers.
     case "sets.contains":
