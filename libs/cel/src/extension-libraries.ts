@@ -396,7 +396,7 @@ function formatString(format: string, args: unknown[]): string {
         }
         const digits = precision ?? 6;
         if (!Number.isFinite(d)) out += formatDouble(d);
-        else if (verb === "f") out += d.toFixed(digits);
+        else if (verb === "f") out += goFixed(d, digits);
         else out += d.toExponential(digits).replace(/e([+-])(\d)$/, "e$10$2");
         break;
       }
@@ -429,4 +429,20 @@ export function registerExtensionLibraries(env: Environment): Environment {
   registerFormats(env);
   registerSetsStringsRegex(env);
   return env;
+}
+
+/**
+ * Go's %f: the double's exact value rounded to `digits` places, a tie to the even digit; JavaScript's
+ * toFixed rounds a tie away from zero ("%.0f" of 2.5 is "2" in Go, "3" from toFixed). toFixed(100) is
+ * the exact expansion of any double that can be a tie at fewer than 100 places.
+ */
+function goFixed(d: number, digits: number): string {
+  const fixed = d.toFixed(digits);
+  if (digits >= 100) return fixed;
+  const exact = Math.abs(d).toFixed(100);
+  const cut = exact.indexOf(".") + 1 + digits;
+  if (!/^50*$/.test(exact.slice(cut))) return fixed;
+  const truncated = exact.slice(0, digits === 0 ? cut - 1 : cut);
+  if (Number(truncated.at(-1)) % 2 === 1) return fixed;
+  return d < 0 || Object.is(d, -0) ? `-${truncated}` : truncated;
 }
