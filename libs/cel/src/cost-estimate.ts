@@ -325,15 +325,6 @@ class Coster {
       case "ip.isCanonical":
         if (a0) return { cost: byFactor(this.size(a0), 2 * STRING) };
         break;
-      case "masked":
-      case "prefixLength":
-      case "family":
-      case "isUnspecified":
-      case "isLoopback":
-      case "isLinkLocalMulticast":
-      case "isLinkLocalUnicast":
-      case "isGlobalUnicast":
-        return { cost: ONE };
       case "containsIP":
       case "containsCIDR":
         if (target && a0) {

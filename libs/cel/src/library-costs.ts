@@ -25,4 +25,12 @@ export const UNIT_COST_CALLS: ReadonlySet<string> = new Set([
   "getPort",
   "getEscapedPath",
   "getQuery",
+  "masked",
+  "prefixLength",
+  "family",
+  "isUnspecified",
+  "isLoopback",
+  "isLinkLocalMulticast",
+  "isLinkLocalUnicast",
+  "isGlobalUnicast",
 ]);

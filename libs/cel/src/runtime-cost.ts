@@ -198,15 +198,6 @@ export function callCost(fn: string, member: boolean, args: readonly unknown[], 
       return member ? 1 : ceilBy(celSize(a0), STRING);
     case "ip.isCanonical":
       return Math.ceil(celSize(a0) * 2 * STRING);
-    case "masked":
-    case "prefixLength":
-    case "family":
-    case "isUnspecified":
-    case "isLoopback":
-    case "isLinkLocalMulticast":
-    case "isLinkLocalUnicast":
-    case "isGlobalUnicast":
-      return 1;
     case "containsIP":
     case "containsCIDR": {
       const cidr = celSize(a0);
