@@ -5,7 +5,7 @@
 // the comprehensions cel-go expands them to, operators as their overloads. Costs are uint64 in Go;
 // here doubles that saturate at 2^64, which is exact below 2^53 (all limits are far below).
 import { type RuleType, escapeFieldName } from "./rule-types.js";
-import { REGEX, STRING, UNIT_COST_CALLS } from "./library-costs.js";
+import { LIST_CREATE, MAP_CREATE, REGEX, STRING, UNIT_COST_CALLS } from "./library-costs.js";
 import { OPTIONAL_ENTRY_FUNCTION } from "./optional-entries.js";
 
 export interface Estimate {
@@ -123,11 +123,11 @@ class Coster {
       }
       case "list": {
         const items = (n.args as Node[]).map((x) => this.cost(x).cost);
-        return { cost: items.reduce(plus, E(10)), size: E(items.length), type };
+        return { cost: items.reduce(plus, E(LIST_CREATE)), size: E(items.length), type };
       }
       case "map": {
         const entries = n.args as [Node, Node][];
-        const cost = entries.reduce((sum, [k, v]) => plus(sum, plus(this.cost(k).cost, this.cost(v).cost)), E(30));
+        const cost = entries.reduce((sum, [k, v]) => plus(sum, plus(this.cost(k).cost, this.cost(v).cost)), E(MAP_CREATE));
         return { cost, size: E(entries.length), type };
       }
       case "?:": {
@@ -222,7 +222,7 @@ class Coster {
     if (name === OPTIONAL_ENTRY_FUNCTION && args[0]) return this.cost(args[0]);
     if (name === "cel.bind" || (name === "bind" && target?.op === "id" && target.args === "cel")) {
       const [, init, body] = args as [Node, Node, Node];
-      return { cost: plus(E(10), plus(this.cost(init).cost, this.cost(body).cost)), type };
+      return { cost: plus(E(LIST_CREATE), plus(this.cost(init).cost, this.cost(body).cost)), type };
     }
     // A namespaced function (ip.isCanonical, sets.contains) is one global function in cel-go.
     let fn = name;
@@ -408,15 +408,15 @@ class Coster {
         break;
       case "map": {
         // init []; step: accu + [f] (or filter ? accu + [f] : accu)
-        init = E(10);
-        const append = (f: Estimate) => plus(ONE, plus(accu, plus(E(10), f)));
+        init = E(LIST_CREATE);
+        const append = (f: Estimate) => plus(ONE, plus(accu, plus(E(LIST_CREATE), f)));
         step = q ? plus(p, union(append(q), accu)) : append(p);
         break;
       }
       default:
         // filter: p ? accu + [x] : accu
-        init = E(10);
-        step = plus(p, union(plus(ONE, plus(accu, plus(E(10), ONE))), accu));
+        init = E(LIST_CREATE);
+        step = plus(p, union(plus(ONE, plus(accu, plus(E(LIST_CREATE), ONE))), accu));
     }
     const count = this.size(range);
     const cost = plus(plus(plus(range.cost, init), result), times(count, plus(step, loop)));

@@ -22,7 +22,7 @@
 // (costRun) charges it as the node's evaluation ends, from the values its children produced.
 import { Environment, Optional } from "@marcbachmann/cel-js";
 import { NamedFormat } from "./extension-libraries.js";
-import { REGEX, STRING, UNIT_COST_CALLS } from "./library-costs.js";
+import { LIST_CREATE, MAP_CREATE, REGEX, STRING, STRUCT_CREATE, UNIT_COST_CALLS } from "./library-costs.js";
 import {
   type AstNode,
   COST_LIMIT_EXCEEDED,
@@ -38,10 +38,6 @@ import {
 import { OPTIONAL_ENTRY_FUNCTION } from "./optional-entries.js";
 import { RuleObject } from "./values.js";
 
-/** common.ListCreateBaseCost, MapCreateBaseCost, StructCreateBaseCost. */
-const LIST_CREATE = 10;
-const MAP_CREATE = 30;
-const STRUCT_CREATE = 40;
 /** library/cost.go: what a `check()` of the authorizer library costs. */
 const AUTHORIZATION_CHECK = 350_000;
 
