@@ -147,7 +147,6 @@ export class SqliteStorage implements ServingStorage {
     this.w = {
       // A row as two values: an object per row is most of a get's storage time.
       get: this.sqlite.prepare<[string, string, string], [number, StoredValue]>(`SELECT revision, value FROM objects WHERE ${keyIs}`).raw(),
-      revision: this.sqlite.prepare<[], number>("SELECT value FROM counters WHERE name = 'revision'").pluck(),
       setRevision: this.sqlite.prepare<[number]>("UPDATE counters SET value = ? WHERE name = 'revision'"),
       insertObject: this.sqlite.prepare<[string, string, string, number, StoredValue]>(
         "INSERT INTO objects (resource, namespace, name, revision, value) VALUES (?, ?, ?, ?, ?)",
@@ -242,7 +241,7 @@ export class SqliteStorage implements ServingStorage {
    * transaction began IMMEDIATE, so no other process can commit between the read and the write.
    */
   private writeGroup(group: QueuedWrite[], outcomes: Outcome[]): void {
-    const first = this.w.revision.get() ?? 0;
+    const first = this.counterValue(this.q.revision);
     let revision = first;
     for (const write of group) {
       try {
