@@ -2,6 +2,7 @@
 // (`x-orch-*` or `x-kubernetes-*`) resolved, sub-schemas compiled, and the format reduced to the ones
 // Kubernetes validates (apiextensions-apiserver pkg/apiserver/validation/formats.go strips the others).
 import { type ExtensionPrefix, type JSONSchemaProps, type SchemaExtensions, type ValidationRule, schemaExtensions } from "@orch/api";
+import { cloneJson } from "@orch/machinery";
 
 export interface SchemaNode {
   readonly raw: JSONSchemaProps;
@@ -103,5 +104,5 @@ export const additionalSchema = (node: SchemaNode): SchemaNode | undefined =>
 
 export const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === "object" && x !== null && !Array.isArray(x);
 
-/** runtime.DeepCopyJSONValue. */
-export const deepCopy = <T>(value: T): T => (value === undefined ? value : structuredClone(value));
+/** runtime.DeepCopyJSONValue (a JSON value, undefined as it is). */
+export const deepCopy: <T>(value: T) => T = cloneJson;

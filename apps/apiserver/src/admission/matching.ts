@@ -4,7 +4,7 @@
 // resource[/subresource] and scope; matchPolicy Equivalent (another version or group of the same
 // stored resource); label selectors on the object and on its namespace.
 import type { ObjectHeader, RuleWithOperations } from "@orch/api";
-import { type LabelSelector, errors, labelSelectorMatches } from "@orch/machinery";
+import { type LabelSelector, cloneJson, errors, labelSelectorMatches } from "@orch/machinery";
 import {
   type AdmissionAttributes,
   type ClusterReader,
@@ -38,7 +38,7 @@ export const isNamespaceObject = (a: AdmissionAttributes) => a.definition.group 
 
 /** An object of one kind as another kind sharing its storage serves it. */
 export function convert(obj: ObjectHeader, from: KindDefinition, to: KindDefinition): ObjectHeader {
-  const copy = structuredClone(obj);
+  const copy = cloneJson(obj);
   const stored = from.storedAs ? from.storedAs.toStorage(copy) : copy;
   const served = to.storedAs ? to.storedAs.fromStorage(stored) : stored;
   served.apiVersion = apiVersionOf(to);

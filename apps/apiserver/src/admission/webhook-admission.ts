@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import type { NamingProfile, ObjectHeader } from "@orch/api";
 import type { Logger } from "@orch/log";
-import { type Status, StatusError, applyJsonPatch, errors, failure, jsonEqual } from "@orch/machinery";
+import { type Status, StatusError, applyJsonPatch, cloneJson, errors, failure, jsonEqual } from "@orch/machinery";
 import {
   type AdmissionAttributes,
   type AdmissionHook,
@@ -249,7 +249,7 @@ export class WebhookAdmission implements AdmissionHook {
     }
     let patched: ObjectHeader;
     try {
-      patched = applyJsonPatch(structuredClone(seen.object), patch) as ObjectHeader;
+      patched = applyJsonPatch(cloneJson(seen.object), patch) as ObjectHeader;
       // Back to the version the request is written in.
       if (seen.definition !== a.definition) patched = convert(patched, seen.definition, a.definition);
     } catch (e) {

@@ -1,6 +1,7 @@
 // The patch types the apiserver accepts before strategic merge and apply arrive.
 import fastJsonPatch from "fast-json-patch";
 import { StatusError, errors, failure } from "../errors.js";
+import { cloneJson } from "../values/clone.js";
 
 export const patchTypes = {
   json: "application/json-patch+json",
@@ -46,7 +47,7 @@ export function applyJsonPatch(target: unknown, patch: unknown): unknown {
   if (patch.length > MAX_JSON_PATCH_OPERATIONS) {
     throw errors.tooLarge(`The allowed maximum operations in a JSON patch is ${MAX_JSON_PATCH_OPERATIONS}, got ${patch.length}`);
   }
-  let document = structuredClone(target);
+  let document = cloneJson(target);
   let copied = 0;
   let shifted = 0;
   try {

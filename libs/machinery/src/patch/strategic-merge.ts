@@ -10,6 +10,7 @@
 // 400, lists of lists a bare 422, and every other failure a 500 without a reason carrying Go's text.
 import { type StatusError, failure } from "../errors.js";
 import { DecodeError, decodeJson } from "../serializer/json.js";
+import { cloneJson } from "../values/clone.js";
 import { goSliceStable } from "../values/go-sort.js";
 import { type Shape, listPatchStrategy, memberShape } from "./shape.js";
 
@@ -42,7 +43,7 @@ export function applyStrategicMergePatch(original: unknown, patch: unknown, shap
     throw badRequest(`json: cannot unmarshal ${jsonKind(patch)} into Go value of type map[string]interface {}`);
   }
   // The algorithm edits both documents in place, as the Go one does; it works on copies.
-  return mergeMap(isMap(original) ? structuredClone(original) : {}, structuredClone(patch), shape);
+  return mergeMap(isMap(original) ? cloneJson(original) : {}, cloneJson(patch), shape);
 }
 
 /** Parses a strategic merge patch body; malformed or too deep JSON is a 400 with encoding/json's message. */
