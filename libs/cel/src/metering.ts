@@ -29,12 +29,19 @@ export interface Frame {
   readonly slots: ReadonlyMap<AstNode, number>;
   readonly values: unknown[];
   readonly costs: number[];
+  /** The evaluator and context its first child was evaluated with: where the others are, too. */
+  evaluator?: Evaluator;
+  ctx?: unknown;
 }
 
 /** The iterations of the comprehension being evaluated, and the size of its range. */
 export interface Iterations {
   steps: number;
   range: number;
+  /** The range's value, and the evaluator and context it was evaluated with, once it was. */
+  items?: unknown;
+  evaluator?: Evaluator;
+  ctx?: unknown;
 }
 
 /** The running evaluation's account: cost so far, its limit, and where the evaluation is. */

@@ -17,7 +17,8 @@
 //   plus its predicate, `exists` 4, `map` 12 per element (`accu + [f(x)]`), `filter` 13 per element
 //   kept, `exists_one` 2 per match, plus reading the result (1; `exists_one` 2), and when `all` or
 //   `exists` stop early, the loop condition once more (2 or 3);
-// - has() costs its selection's operand (the presence test itself is free in Kubernetes).
+// - has() costs its selection's operand (the presence test itself is free in Kubernetes);
+// - after an error, what cel-go still evaluates, its errors being values (evaluateAfterError()).
 // Each node gets its price once, after type checking (planRuntimeCost); the metered evaluator
 // (costRun) charges it as the node's evaluation ends, from the values its children produced.
 import { Environment, Optional } from "@marcbachmann/cel-js";
@@ -79,8 +80,18 @@ export interface Plan {
   readonly step?: boolean;
   /** A comprehension's range: its size is the number of elements the comprehension may visit. */
   readonly range?: boolean;
-  /** A macro: reading the result costs `result`; stopping before the range's end costs `stop`. */
-  readonly comprehension?: { readonly result: number; readonly stop: number };
+  /**
+   * A macro: reading the result costs `result`; stopping before the range's end costs `stop`.
+   * `exhaustive`: cel-go goes on to the range's end after an element's step failed (the engine stops).
+   */
+  readonly comprehension?: { readonly result: number; readonly stop: number; readonly exhaustive?: boolean };
+  /** A call: priced only when each operand was evaluated (cel-go's cost tracker finds every argument). */
+  readonly call?: boolean;
+  /**
+   * What cel-go evaluates of the operands when one fails: `both` (a call of two, evalBinary), or
+   * `inOrder` (a longer call, a list: from the first, up to the first error; the engine goes from the last).
+   */
+  readonly operands?: "both" | "inOrder";
 }
 
 /** The engine's class of uint values (not exported by the package). */
@@ -383,7 +394,7 @@ class Planner {
         return this.plan(n.args as Node);
       case "list": {
         const items = n.args as Node[];
-        this.set(n, { fixed: this.isConstant(n) ? 0 : LIST_CREATE });
+        this.set(n, this.isConstant(n) ? FREE : { fixed: LIST_CREATE, slots: slotsOf(items), operands: "inOrder" });
         for (const x of items) this.plan(x);
         return;
       }
@@ -411,7 +422,7 @@ class Planner {
       case "%": {
         const [left, right] = n.args as [Node, Node];
         const op = n.op;
-        this.set(n, { fixed: 0, slots: slotsOf([left, right]), priced: (v) => operatorCost(op, v[0], v[1]) });
+        this.set(n, { fixed: 0, slots: slotsOf([left, right]), priced: (v) => operatorCost(op, v[0], v[1]), call: true, operands: "both" });
         this.plan(left);
         return this.plan(right);
       }
@@ -443,7 +454,12 @@ class Planner {
     if (constantRange && (range.args as Node[]).length === 0) {
       this.set(n, { fixed: 0, slots: slotsOf([element]), priced: (_v, _r, costs) => -(costs[0] ?? 0) });
     } else {
-      this.set(n, primitives ? FREE : { fixed: 0, slots: slotsOf([element, range]), priced: (v) => operatorCost("in", v[0], v[1]) });
+      this.set(
+        n,
+        primitives
+          ? FREE
+          : { fixed: 0, slots: slotsOf([element, range]), priced: (v) => operatorCost("in", v[0], v[1]), call: true, operands: "both" },
+      );
     }
     this.plan(element);
     this.plan(range);
@@ -466,7 +482,13 @@ class Planner {
     const fn = namespaced ? `${receiver!.args as string}.${name}` : name;
     const member = receiver !== undefined && !namespaced;
     const operands = member ? [receiver!, ...args] : args;
-    this.set(n, { fixed: 0, slots: slotsOf(operands), priced: (v, result) => callCost(fn, member, v, result) });
+    this.set(n, {
+      fixed: 0,
+      slots: slotsOf(operands),
+      priced: (v, result) => callCost(fn, member, v, result),
+      call: true,
+      operands: operands.length === 2 ? "both" : "inOrder",
+    });
   }
 
   /** Macros that are no comprehension: has(), cel.bind(), optMap(), optFlatMap(). */
@@ -560,7 +582,7 @@ class Planner {
         this.set(step, { fixed: 0, step: true });
         if (whenTrue) this.set(whenTrue, { fixed: 2 });
         if (whenFalse) this.set(whenFalse, FREE);
-        this.set(n, { fixed: 0, comprehension: { result: 2, stop: 0 } });
+        this.set(n, { fixed: 0, comprehension: { result: 2, stop: 0, exhaustive: true } });
         return;
       default: {
         // map and filter: accu + [x], under the predicate when there is one.
@@ -575,7 +597,7 @@ class Planner {
         } else {
           this.set(step, { ...plan, step: true });
         }
-        this.set(n, { fixed: 0, comprehension: { result: 1, stop: 0 } });
+        this.set(n, { fixed: 0, comprehension: { result: 1, stop: 0, exhaustive: true } });
       }
     }
   }
@@ -657,10 +679,15 @@ function leave(
   m.node = parentNode;
   m.iterations = parentIterations;
   let cost = plan.fixed;
-  if (plan.priced) cost += plan.priced(frame?.values ?? NO_VALUES, failed ? undefined : result, frame?.costs ?? NO_COSTS);
-  if (plan.comprehension && !failed && iterations) {
+  const unpriced = failed && plan.call && frame !== undefined && !everyOperandEvaluated(frame);
+  if (plan.priced && !unpriced) {
+    cost += plan.priced(frame?.values ?? NO_VALUES, failed ? undefined : result, frame?.costs ?? NO_COSTS);
+  }
+  // A comprehension that failed after its range was evaluated ran to the range's end and read its
+  // result (the error the accumulator holds).
+  if (plan.comprehension && iterations && (!failed || iterations.items !== undefined)) {
     cost += plan.comprehension.result;
-    if (iterations.steps < iterations.range) cost += plan.comprehension.stop;
+    if (!failed && iterations.steps < iterations.range) cost += plan.comprehension.stop;
   }
   if (plan.range && !failed && parentIterations) parentIterations.range = celSize(result);
   if (cost !== 0) charge(m, cost);
@@ -671,6 +698,93 @@ function leave(
       parentFrame.costs[slot] = m.cost - before;
     }
   }
+}
+
+const everyOperandEvaluated = (frame: Frame): boolean => {
+  for (const slot of frame.slots.values()) if (frame.costs[slot] === undefined) return false;
+  return true;
+};
+
+/** A comprehension range's elements, as the engine iterates them (a map's keys). */
+function elementsOf(range: unknown): readonly unknown[] {
+  if (Array.isArray(range)) return range;
+  if (range instanceof Set) return [...range];
+  if (range instanceof Map) return [...range.keys()];
+  if (typeof range === "object" && range !== null) return Object.keys(range);
+  return [];
+}
+
+/** Evaluates `node` for its cost only: an error other than the cost limit's is cel-go's error value. */
+function evaluateForCost(evaluator: Evaluator, node: AstNode, ctx: unknown): void {
+  try {
+    evaluator.run(node, ctx);
+  } catch (error) {
+    if (error instanceof CostLimitExceeded) throw error;
+  }
+}
+
+/**
+ * Makes the operands evaluated those cel-go evaluates when one fails: all of a binary call's
+ * (evalBinary, evalEq); of a longer call's or a list's, those from the first up to the first error
+ * (evalVarArgs, evalList), where the engine went from the last down to its first error: the earlier
+ * ones are evaluated now, and what the later ones cost is taken back.
+ */
+function settleOperands(m: Meter, plan: Plan, frame: Frame): void {
+  const evaluator = frame.evaluator;
+  if (!plan.slots || !evaluator) return;
+  const operands = [...plan.slots].sort((a, b) => a[1] - b[1]);
+  const failedAt = (slot: number): boolean => frame.costs[slot] !== undefined && frame.values[slot] === undefined;
+  if (plan.operands === "both") {
+    for (const [operand, slot] of operands) if (frame.costs[slot] === undefined) evaluateForCost(evaluator, operand, frame.ctx);
+    return;
+  }
+  const engineFailure = operands.find(([, slot]) => failedAt(slot));
+  if (!engineFailure) return;
+  let firstFailure = engineFailure[1];
+  for (const [operand, slot] of operands) {
+    if (slot >= firstFailure) break;
+    if (frame.costs[slot] === undefined) evaluateForCost(evaluator, operand, frame.ctx);
+    if (failedAt(slot)) firstFailure = slot;
+  }
+  let unreached = 0;
+  for (const [, slot] of operands) {
+    if (slot <= firstFailure || frame.costs[slot] === undefined) continue;
+    unreached += frame.costs[slot]!;
+    delete frame.costs[slot];
+    frame.values[slot] = undefined;
+  }
+  if (unreached !== 0) m.cost -= unreached;
+}
+
+/**
+ * Evaluates, for their cost, what cel-go evaluates after an error and the engine (which throws)
+ * does not: operands (settleOperands), and the remaining elements of a map(), filter() or
+ * exists_one() whose step failed (the accumulator holds the error; the loop condition is `true`).
+ * The meter is at `node`, whose evaluation failed.
+ */
+function evaluateAfterError(m: Meter, node: AstNode, plan: Plan, frame: Frame | undefined): void {
+  if (plan.operands && frame) settleOperands(m, plan, frame);
+  const iterations = m.iterations;
+  if (!plan.comprehension?.exhaustive || !iterations?.evaluator || iterations.items === undefined) return;
+  const comprehension = (node as Node).meta.alternate?.args as ComprehensionArgs | undefined;
+  if (!comprehension) return;
+  const elements = elementsOf(iterations.items);
+  const evaluator = iterations.evaluator;
+  // The accumulator stays as the failed step left it: the steps' values are not used.
+  const scope = comprehension.iterCtx.reuse(iterations.ctx);
+  for (let i = iterations.steps; i < elements.length; i++) {
+    try {
+      evaluator.run(comprehension.step, scope.setIterValue(elements[i], evaluator));
+    } catch (error) {
+      if (error instanceof CostLimitExceeded) throw error;
+    }
+  }
+}
+
+/** The engine's comprehension node arguments that evaluateAfterError() uses. */
+interface ComprehensionArgs {
+  readonly step: AstNode;
+  readonly iterCtx: { reuse(parent: unknown): { setIterValue(value: unknown, evaluator: Evaluator): unknown } };
 }
 
 /** The metered `run` every environment's evaluator gets (metering.ts instrument()). */
@@ -685,6 +799,10 @@ export function costRun(this: Evaluator, node: AstNode, ctx: unknown): unknown {
   const parentIterations = m.iterations;
   const before = m.cost;
   const frame: Frame | undefined = plan.slots ? { slots: plan.slots, values: [], costs: [] } : undefined;
+  if (parentFrame && parentFrame.evaluator === undefined) {
+    parentFrame.evaluator = this;
+    parentFrame.ctx = ctx;
+  }
   if (plan.step && parentIterations) parentIterations.steps++;
   m.frame = frame;
   m.node = node;
@@ -694,10 +812,16 @@ export function costRun(this: Evaluator, node: AstNode, ctx: unknown): unknown {
     result = node.evaluate(this, node, ctx);
   } catch (error) {
     if (error instanceof CostLimitExceeded) throw error;
+    evaluateAfterError(m, node, plan, frame);
     leave(m, node, plan, frame, parentFrame, parentNode, parentIterations, before, undefined, true);
     throw error;
   }
   leave(m, node, plan, frame, parentFrame, parentNode, parentIterations, before, result, false);
+  if (plan.range && parentIterations) {
+    parentIterations.items = result;
+    parentIterations.evaluator = this;
+    parentIterations.ctx = ctx;
+  }
   return result;
 }
 
@@ -722,7 +846,10 @@ export function metered<T>(limit: number, evaluate: () => T, root?: AstNode): { 
       try {
         result = evaluate();
       } catch (error) {
-        if (!(error instanceof CostLimitExceeded)) leave(m, root, plan, frame, undefined, undefined, undefined, 0, undefined, true);
+        if (!(error instanceof CostLimitExceeded)) {
+          evaluateAfterError(m, root, plan, frame);
+          leave(m, root, plan, frame, undefined, undefined, undefined, 0, undefined, true);
+        }
         throw error;
       }
       leave(m, root, plan, frame, undefined, undefined, undefined, 0, result, false);

@@ -341,6 +341,53 @@ describe("Kubernetes' CRD validation costs (apiextensions-apiserver v0.32 valida
     expect(costOf("m.map(k, k)", { m: "map<string, int>" }, { m: new Map([["a", 1n]]) }).cost).toBe(1 + 13 + 1);
   });
 
+  // cel-go keeps errors as values: the step of map(), filter() and exists_one() turns the accumulator
+  // into the error and the loop (condition `true`) runs to the end, the result read included.
+  it("map(), filter() and exists_one() cost every element even after one fails", () => {
+    const vars = { l: "list<int>" };
+    const input = { l: [1n, 0n, 20n, 5n] };
+    // l 1; per element 10 / x 2 + accu 1, [..] 10, + 1; result 1.
+    expect(costOf("l.map(x, 10 / x)", vars, input)).toMatchObject({ ok: false, message: "division by zero", cost: 1 + 4 * 14 + 1 });
+    // Per element the predicate 3; 1 and 5 are kept (13 each), after the error too; result 1.
+    expect(costOf("l.filter(x, 10 / x > 1)", vars, input)).toMatchObject({ ok: false, cost: 1 + 4 * 3 + 2 * 13 + 1 });
+    expect(costOf("l.map(x, 10 / x > 1, x)", vars, input)).toMatchObject({ ok: false, cost: 1 + 4 * 3 + 2 * 13 + 1 });
+    // Per element the predicate 3, +2 per match (1 and 5); the result `accu == 1` 2.
+    expect(costOf("l.exists_one(x, 10 / x > 1)", vars, input)).toMatchObject({ ok: false, cost: 1 + 4 * 3 + 2 * 2 + 2 });
+    // An inner failure fails the outer step, and the outer loop goes on: per outer element 12 + inner
+    // (y 1, 2 elements of 14, result 1).
+    expect(costOf("[[1, 0], [2, 3]].map(y, y.map(x, 10 / x))")).toMatchObject({ ok: false, cost: 2 * (12 + 30) + 1 });
+  });
+
+  it("the elements after an error can exhaust the cost limit", () => {
+    const vars = { l: "list<int>" };
+    const input = { l: [1n, 0n, 20n, 5n] };
+    expect(costOf("l.map(x, 10 / x)", vars, input, true, 58)).toMatchObject({ ok: false, message: "division by zero" });
+    expect(costOf("l.map(x, 10 / x)", vars, input, true, 57)).toMatchObject({ ok: false, reason: "cost" });
+  });
+
+  it("all() and exists() that end in an error still read their result", () => {
+    const vars = { l: "list<int>" };
+    const input = { l: [1n, 0n, 2n] };
+    // l 1; per element the condition and accumulator 3 + the predicate 3; result 1.
+    expect(costOf("l.all(x, 10 / x > 0)", vars, input)).toMatchObject({ ok: false, cost: 1 + 3 * 6 + 1 });
+    expect(costOf("l.exists(x, 10 / x < 0)", vars, input)).toMatchObject({ ok: false, cost: 1 + 3 * 7 + 1 });
+  });
+
+  it("a binary operator or two-argument call evaluates its right operand after the left one failed", () => {
+    const vars = { x: "int", l: "list<int>", s: "string" };
+    const input = { x: 0n, l: [1n, 2n], s: "abc" };
+    // x 1, / 1; l 1, size() 1; == 1.
+    expect(costOf("10 / x == l.size()", vars, input)).toMatchObject({ ok: false, message: "division by zero", cost: 5 });
+    // x 1, / 1, string() 1; s 1; startsWith 1 (a tenth of the error's size 1).
+    expect(costOf("string(10 / x).startsWith(s)", vars, input)).toMatchObject({ ok: false, cost: 5 });
+    // A call of three arguments stops at the first error, as cel-go's evalVarArgs does, and is then not
+    // priced (its cost tracker finds no value for `s`): x 1, / 1, string() 1.
+    expect(costOf("'abc'.replace(string(10 / x), s)", vars, input)).toMatchObject({ ok: false, cost: 3 });
+    // A list likewise, from its first element: s 1, x 1, / 1; the list 10 (l.size() never runs).
+    expect(costOf("[s, string(10 / x), string(l.size())]", vars, input)).toMatchObject({ ok: false, cost: 1 + 3 + 10 });
+    expect(costOf("[s, string(10 / x), string(l.size())]", vars, { ...input, x: 1n })).toMatchObject({ ok: true, cost: 1 + 3 + 3 + 10 });
+  });
+
   it("has() costs its operand; cel.bind() its value and body; or/orValue skip an unused alternative", () => {
     const vars = { m: "map<string, map<string, string>>" };
     const input = { m: new Map([["a", new Map([["b", "x"]])]]) };
