@@ -4,6 +4,7 @@ import type { NamingProfile, ObjectHeader } from "@orch/api";
 import { EventRelay } from "@orch/event-relay";
 import {
   KindRegistry,
+  KeptObjects,
   NamespacePhases,
   type KindDefinition,
   ResourceStore,
@@ -184,7 +185,8 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   // What clients use: this replica's own address, or the load balancer in front of every replica.
   const url = config.externalUrl ?? ownUrl;
 
-  const cluster = storageClusterReader(storage);
+  const kept = await KeptObjects.start(storage, [`${config.profile.group("scheduling")}/priorityclasses`]);
+  const cluster = storageClusterReader(storage, kept);
   const serviceAccounts = serviceAccountDefaults(config.serviceAccounts);
   const authentication = setUpAuthentication({
     profile: config.profile,
@@ -429,6 +431,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
       customResources.stop();
       hub.close();
       namespaces.close();
+      kept.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();

@@ -2,7 +2,7 @@ export * from "./generic/kind.js";
 export * from "./kinds/apiextensions/custom-resource-kind.js";
 export * from "./generic/authorizer.js";
 export * from "./generic/services.js";
-export { storageClusterReader } from "./generic/cluster-reader.js";
+export { KeptObjects, storageClusterReader } from "./generic/cluster-reader.js";
 export * from "./generic/registry.js";
 export * from "./generic/store.js";
 export type * from "./generic/admission.js";
