@@ -1,6 +1,8 @@
 // DeviceClass (spec 2.7) rules, as Kubernetes' ValidateDeviceClass enforces them: each bad class is
 // refused with 422 Invalid, a Status whose causes name the field, and nothing stored; good classes work.
+import { join } from "node:path";
 import { evaluateDeviceClass } from "@orch/cel";
+import { SqliteStorage } from "@orch/storage";
 import { describe, expect, it } from "vitest";
 import { useTestServer } from "./harness.js";
 
@@ -281,6 +283,31 @@ describe("DeviceClass: several errors at once", () => {
 });
 
 describe("DeviceClass: updates", () => {
+  it("an unchanged selector is compiled and priced again: one stored over the limit refuses every update", async () => {
+    const name = fresh();
+    await create({ selectors: [cel("true")] }, name);
+    // As an orch without the cost check could have stored it.
+    const expensive = 'device.attributes["dra.example.com"].map(s, s.lowerAscii()).map(s, s.size()).sum() == 0';
+    await t.restart(async () => {
+      const storage = new SqliteStorage({ path: join(t.dataDir, "orch.db") });
+      try {
+        const key = { resource: "resource.orch.io/deviceclasses", namespace: "", name };
+        const stored = (await storage.get(key))!;
+        const object = JSON.parse(stored.value);
+        await storage.update(key, { ...object, spec: { selectors: [cel(expensive)] } }, stored.revision);
+      } finally {
+        storage.close();
+      }
+    });
+    const labelled = await t.api.patch(`${DCS}/${name}`, { metadata: { labels: { tier: "gold" } } });
+    expect(labelled.status, JSON.stringify(labelled.body)).toBe(422);
+    expect(labelled.body.details.causes).toEqual([
+      { reason: "FieldValueForbidden", field: "spec.selectors[0].cel.expression", message: "Forbidden: too complex, exceeds cost limit" },
+    ]);
+    const fixed = await t.api.patch(`${DCS}/${name}`, { spec: { selectors: [cel("true")] } });
+    expect(fixed.status, JSON.stringify(fixed.body)).toBe(200);
+  });
+
   it("an update is validated like a create; a refused update changes nothing (PUT and PATCH)", async () => {
     const name = fresh();
     const created = await create({ selectors: [cel("true")] }, name);

@@ -1,5 +1,5 @@
-// DeviceClass update rules that the HTTP API cannot set up: what is already stored is not re-checked
-// (Kubernetes' "stored" expressions and parameters), anything changed is.
+// DeviceClass update rules that the HTTP API cannot set up: stored parameters over 10 Ki are not
+// re-checked (Kubernetes' "stored" parameters), anything changed is; selectors always are.
 import { namingProfile, type ObjectHeader } from "@orch/api";
 import { describe, expect, it } from "vitest";
 import type { RequestContext } from "../src/index.js";
@@ -11,18 +11,18 @@ const ctx = (): RequestContext => ({ user: { username: "test", groups: [] }, pro
 const dc = (spec: Record<string, unknown>): ObjectHeader => ({ metadata: { name: "gpu" }, spec });
 const fields = (errs: { field: string }[]) => errs.map((e) => e.field);
 
-// Neither could be created today: an expression that no longer compiles, parameters over 10 Ki.
+// Neither could be created today: an expression that does not compile, parameters over 10 Ki.
 const oldSelectors = [{ cel: { expression: "device.retired == true" } }];
 const oldConfig = [{ opaque: { driver: "gpu.example.com", parameters: { blob: "x".repeat(11 * 1024) } } }];
 
 describe("DeviceClass update validation", () => {
-  it("an unchanged selector list is not compiled again", () => {
+  it("an unchanged selector list is compiled again, as Kubernetes 1.32 does in its stored-expressions environment", () => {
     const old = dc({ selectors: oldSelectors });
     expect(fields(strategy.validate!(old, ctx()))).toEqual(["spec.selectors[0].cel.expression"]);
-    expect(strategy.validateUpdate!(dc({ selectors: oldSelectors, extendedResourceName: "example.com/gpu" }), old, ctx())).toEqual([]);
-    // Any change to the list (here: reordering) validates every expression as new.
-    const reordered = dc({ selectors: [{ cel: { expression: "true" } }, ...oldSelectors] });
-    expect(fields(strategy.validateUpdate!(reordered, old, ctx()))).toEqual(["spec.selectors[1].cel.expression"]);
+    const relabelled = dc({ selectors: oldSelectors, extendedResourceName: "example.com/gpu" });
+    expect(fields(strategy.validateUpdate!(relabelled, old, ctx()))).toEqual(["spec.selectors[0].cel.expression"]);
+    const replaced = dc({ selectors: [{ cel: { expression: "true" } }] });
+    expect(strategy.validateUpdate!(replaced, old, ctx())).toEqual([]);
   });
 
   it("unchanged config keeps parameters over 10 Ki; changed config is checked", () => {

@@ -27,11 +27,12 @@ function eachOf<T>(items: readonly T[] | undefined, max: number, at: FieldPath, 
 
 /**
  * validateSelector / validateCELSelector: the expression compiles, and its estimated worst-case cost is
- * within CELSelectorExpressionMaxCost. An unchanged selector list is not compiled again ("stored").
+ * within CELSelectorExpressionMaxCost. Kubernetes 1.32 checks both on every update too; an unchanged
+ * selector list ("stored") only compiles in its stored-expressions environment, which adds nothing
+ * orch runs (two-variable comprehensions, introduced in 1.32), so one environment serves both.
  */
-function validateSelector(selector: Selector, at: FieldPath, stored: boolean): FieldError[] {
+function validateSelector(selector: Selector, at: FieldPath): FieldError[] {
   if (!selector.cel) return [fieldError.required(at.child("cel"))];
-  if (stored) return [];
   const expressionPath = at.child("cel", "expression");
   const expression = selector.cel.expression ?? "";
   const compiled = compileDeviceSelector(expression);
@@ -73,10 +74,9 @@ function validateSpec(spec: Spec | undefined, old: Spec | undefined): FieldError
   const at = FieldPath.root("spec");
   // orch's rule (spec 2.7: "spec is required"); Kubernetes decodes a missing spec as an empty one.
   if (!spec) return [fieldError.required(at)];
-  const storedSelectors = old !== undefined && jsonEqual(spec.selectors ?? [], old.selectors ?? []);
   const storedConfig = old !== undefined && jsonEqual(spec.config ?? [], old.config ?? []);
   const errs = [
-    ...eachOf(spec.selectors, SELECTORS_MAX, at.child("selectors"), (s, p) => validateSelector(s, p, storedSelectors)),
+    ...eachOf(spec.selectors, SELECTORS_MAX, at.child("selectors"), validateSelector),
     ...eachOf(spec.config, CONFIG_MAX, at.child("config"), (c, p) => validateConfig(c, p, storedConfig)),
   ];
   const name = spec.extendedResourceName;
