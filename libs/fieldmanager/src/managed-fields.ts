@@ -76,8 +76,16 @@ export function managerIdentifier(entry: Pick<ManagedFieldsEntry, "manager" | "o
 
 const parseIdentifier = (id: string): ManagedFieldsEntry => JSON.parse(id) as ManagedFieldsEntry;
 
-/** DecodeManagedFields: throws on an entry Kubernetes would not decode. */
-export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | null | undefined): Managed {
+/**
+ * The stored fieldsV1 each set decoded from a stored object came from. The stored entries were encoded
+ * here, so encoding an unchanged set again gives the same JSON: a write reuses it for every manager it
+ * did not touch (a pod's status write changes one entry of several). Sets are never changed after
+ * they are built; a request's own entries, which may be written otherwise, are not recorded.
+ */
+const storedEncoding = new WeakMap<FieldSet, unknown>();
+
+/** DecodeManagedFields: throws on an entry Kubernetes would not decode. `stored`: entries of a stored object. */
+export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | null | undefined, stored = false): Managed {
   const managed: Managed = { sets: new Map(), times: new Map() };
   (entries ?? []).forEach((entry, i) => {
     if (entry.operation !== "Apply" && entry.operation !== "Update") {
@@ -98,6 +106,7 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | nul
     } catch (e) {
       throw new ManagedFieldsError(`error decoding versioned set: ${(e as Error).message}`);
     }
+    if (stored) storedEncoding.set(set, entry.fieldsV1);
     managed.sets.set(id, { set, apiVersion: entry.apiVersion, applied: entry.operation === "Apply" });
     managed.times.set(id, entry.time);
   });
@@ -120,7 +129,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     entry.apiVersion = versioned.apiVersion;
     if (time) entry.time = time;
     entry.fieldsType = "FieldsV1";
-    entry.fieldsV1 = versioned.set.toFieldsV1();
+    entry.fieldsV1 = storedEncoding.get(versioned.set) ?? versioned.set.toFieldsV1();
     if (who.subresource) entry.subresource = who.subresource;
     entries.push(entry);
   }
@@ -199,9 +208,9 @@ function isReset(entries: readonly ManagedFieldsEntry[] | null | undefined): boo
   return entries.length === 1 && Object.keys(entries[0] ?? {}).length === 0;
 }
 
-function decodeOrEmpty(entries: readonly ManagedFieldsEntry[] | null | undefined): Managed {
+function decodeOrEmpty(entries: readonly ManagedFieldsEntry[] | null | undefined, stored = false): Managed {
   try {
-    return decodeManagedFields(entries);
+    return decodeManagedFields(entries, stored);
   } catch {
     return { sets: new Map(), times: new Map() };
   }
@@ -210,7 +219,7 @@ function decodeOrEmpty(entries: readonly ManagedFieldsEntry[] | null | undefined
 /** decodeLiveOrNew: the request's own managedFields win when valid, except through a subresource. */
 function managedForUpdate(live: ManagedObject | undefined, next: ManagedObject, subresource: string | undefined): Managed {
   const liveEntries = live?.metadata?.managedFields;
-  if (subresource) return decodeOrEmpty(liveEntries);
+  if (subresource) return decodeOrEmpty(liveEntries, true);
   const requested = next.metadata?.managedFields;
   if (isReset(requested)) return { sets: new Map(), times: new Map() };
   try {
@@ -219,7 +228,7 @@ function managedForUpdate(live: ManagedObject | undefined, next: ManagedObject, 
   } catch {
     // Invalid entries in a request fall back to the live object's, as in Kubernetes.
   }
-  return decodeOrEmpty(liveEntries);
+  return decodeOrEmpty(liveEntries, true);
 }
 
 /**
@@ -313,7 +322,7 @@ export function applyConfiguration(
   if (config.metadata?.managedFields != null) throw failure(400, "BadRequest", "metadata.managedFields must be nil");
   let managed: Managed;
   try {
-    managed = decodeManagedFields(live?.metadata?.managedFields);
+    managed = decodeManagedFields(live?.metadata?.managedFields, true);
   } catch (e) {
     throw failure(500, "InternalError", `failed to decode managed fields: ${(e as Error).message}`);
   }

@@ -296,6 +296,32 @@ describe("Update", () => {
     expect(entries(invalid)).toEqual(entries(created));
   });
 
+  it("writes an entry the update did not touch as it was stored, and a request's own entries in canonical form", () => {
+    const created = structuredClone(web(3));
+    updateManagedFields(undefined, created, deployment, { manager: "a", apiVersion: "apps/v1", now: at(0) });
+    const scaled = structuredClone(created);
+    (scaled.spec as { replicas: number }).replicas = 5;
+    updateManagedFields(created, scaled, deployment, { manager: "hpa", apiVersion: "apps/v1", now: at(10) });
+    // The same encoding as a fresh one: decoding the result and encoding it again changes nothing.
+    expect(encodeManagedFields(decodeManagedFields(entries(scaled)))).toEqual(entries(scaled));
+    expect(JSON.stringify(fieldsOfManager(scaled, "a"))).not.toContain("f:replicas");
+
+    // A request's entries with the members of a key in another order: written as Kubernetes writes them.
+    const key = 'k:{"containerPort":80,"protocol":"TCP"}';
+    const reordered = 'k:{"protocol":"TCP","containerPort":80}';
+    const sent = structuredClone(created);
+    const own = JSON.parse(
+      JSON.stringify(entries(sent)).replaceAll(JSON.stringify(key).slice(1, -1), JSON.stringify(reordered).slice(1, -1)),
+    );
+    expect(JSON.stringify(own)).toContain('protocol\\":\\"TCP\\",');
+    sent.metadata!.managedFields = own;
+    // A field nobody owned: "a"'s set is left as it was decoded.
+    sent.metadata!.labels = { ...sent.metadata!.labels, tier: "web" };
+    updateManagedFields(created, sent, deployment, { manager: "b", apiVersion: "apps/v1", now: at(20) });
+    expect(JSON.stringify(entries(sent))).toContain(JSON.stringify(key).slice(1, -1));
+    expect(JSON.stringify(entries(sent))).not.toContain(JSON.stringify(reordered).slice(1, -1));
+  });
+
   it("merges the oldest Update entries beyond ten into ancient-changes", () => {
     const managed = decodeManagedFields(
       Array.from({ length: 12 }, (_, i) => ({
