@@ -130,11 +130,30 @@ function callOverloadMessage(node: unknown): string | undefined {
   return `found no matching overload for '${call.args[0]}' applied to '${receiver}${receiver ? "." : ""}(${args})'`;
 }
 
+/**
+ * ANTLR's error for a selection of a keyword (`self.true`, `self.in`): the tokens `true`, `false`,
+ * `null` and `in` are no IDENTIFIER. cel-go rewrites "no viable alternative at input '.true'" (dot
+ * and keyword adjacent) as "mismatched input 'true' expecting IDENTIFIER" (parser.go SyntaxError).
+ * Other reserved words (`self.if`) are identifiers there and select fields.
+ */
+function selectedKeyword(expression: string, offset: number): string | undefined {
+  const word = /^(true|false|null|in)(?![A-Za-z0-9_])/.exec(expression.slice(offset))?.[1];
+  const dot = /\.\s*$/.exec(expression.slice(0, offset));
+  if (!word || !dot) return undefined;
+  const input = `${dot[0]}${word}`;
+  if (input === `.${word}` && word !== "in") return `mismatched input '${word}' expecting IDENTIFIER`;
+  return `no viable alternative at input '${input}'`;
+}
+
 /** cel-go's issue text: `ERROR: <input>:1:6: message`, the source line and a caret. */
 export function celIssue(expression: string, e: CelError): string {
   const summary = e.summary ?? e.message;
   let message = summary;
   if (e.name === "ParseError") message = `Syntax error: ${summary}`;
+  // cel-go reports a reserved word used as a name (`if`, `var`) outside ANTLR's syntax errors.
+  if (e.code === "reserved_identifier") message = `reserved identifier: ${/: (.*)$/.exec(summary)?.[1] ?? ""}`;
+  const keyword = e.code === "expected_token" ? selectedKeyword(expression, e.range?.start ?? 0) : undefined;
+  if (keyword) message = `Syntax error: ${keyword}`;
   const subject = /: (.*)$/.exec(summary)?.[1] ?? "";
   if (e.code === "unknown_variable") message = `undeclared reference to '${subject}' (in container '')`;
   if (e.code === "no_such_key") message = `undefined field '${subject}'`;
