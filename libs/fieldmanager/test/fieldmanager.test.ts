@@ -316,7 +316,7 @@ describe("Update", () => {
     expect(JSON.stringify(own)).toContain('protocol\\":\\"TCP\\",');
     sent.metadata!.managedFields = own;
     // A field nobody owned: "a"'s set is left as it was decoded.
-    sent.metadata!.labels = { ...sent.metadata!.labels, tier: "web" };
+    sent.metadata!.labels = { ...(sent.metadata!.labels as Record<string, string>), tier: "web" };
     updateManagedFields(created, sent, deployment, { manager: "b", apiVersion: "apps/v1", now: at(20) });
     expect(JSON.stringify(entries(sent))).toContain(JSON.stringify(key).slice(1, -1));
     expect(JSON.stringify(entries(sent))).not.toContain(JSON.stringify(reordered).slice(1, -1));

@@ -163,6 +163,10 @@ class RequestScope implements RequestContext {
   get signal(): AbortSignal | undefined {
     return this.deadline?.signal;
   }
+
+  throwIfAborted(): void {
+    this.deadline?.throwIfPassed();
+  }
 }
 
 /** Watches are long-running: the deadline does not apply to them (request info says which). */
@@ -183,6 +187,10 @@ export class Deadline {
       if (this.passed) this.controller.abort(this.reason);
     }
     return this.controller.signal;
+  }
+
+  throwIfPassed(): void {
+    if (this.passed) throw this.reason;
   }
 
   expire(reason: unknown): void {

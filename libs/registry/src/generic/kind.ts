@@ -26,6 +26,11 @@ export interface RequestContext {
   authorizer?: Authorizer;
   /** Aborted when the request's deadline passes: the answer (504) is gone, so nothing may be written after. */
   signal?: AbortSignal;
+  /**
+   * Throws as `signal.throwIfAborted()` would, without making the signal: a request whose context has
+   * one checks its deadline on every write, and an AbortSignal per write cost about 1.5 % of a create.
+   */
+  throwIfAborted?(): void;
   /** Adds an annotation to the request's audit event (admission's, as Kubernetes' Attributes.AddAnnotation); absent without audit. */
   annotate?: (key: string, value: string) => void;
 }

@@ -133,6 +133,8 @@ const objectTooLarge = (e: ObjectTooLargeError) => errors.tooLarge(`the object i
 
 const parse = (s: Pick<StoredObject, "value">): ObjectHeader => JSON.parse(s.value) as ObjectHeader;
 const clone = cloneJson;
+/** A request whose deadline passed writes nothing: its answer (504) is already gone. */
+const deadlineCheck = (ctx: RequestContext) => (ctx.throwIfAborted ? ctx.throwIfAborted() : ctx.signal?.throwIfAborted());
 
 /** Whether an update leaves what generation tracks unchanged (the spec, or the kind's equivalent). */
 function specEqual(kind: KindDefinition, a: ObjectHeader, b: ObjectHeader): boolean {
@@ -222,21 +224,22 @@ export class ResourceStore {
   }
 
   /** One stored object as this version serves it. */
-  private async servedOne(stored: Pick<StoredObject, "value">, signal?: AbortSignal): Promise<ObjectHeader> {
-    return this.webhook ? (await this.served([parse(stored)], signal))[0]! : this.read(stored);
+  /** `ctx`: whose signal a conversion webhook call would end (asked for only then). */
+  private async servedOne(stored: Pick<StoredObject, "value">, ctx?: RequestContext): Promise<ObjectHeader> {
+    return this.webhook ? (await this.served([parse(stored)], ctx?.signal))[0]! : this.read(stored);
   }
 
   /** What is written: the object in the storage version (the caller's copy keeps the served one). */
   /** The object as stored. A request whose deadline passed (its signal aborted) stops here: it writes nothing. */
   private async persisted(obj: ObjectHeader, ctx: RequestContext): Promise<ObjectHeader> {
-    ctx.signal?.throwIfAborted();
+    deadlineCheck(ctx);
     if (this.kind.storedAs) return this.kind.storedAs.toStorage(obj);
     const storage = this.kind.storageApiVersion;
     if (!storage) return obj;
     const converter = this.webhook;
     if (!converter || obj.apiVersion === storage) return { ...obj, apiVersion: storage };
     const [converted] = await converter.convert([obj], storage, ctx.signal);
-    ctx.signal?.throwIfAborted();
+    deadlineCheck(ctx);
     return converted!;
   }
 
@@ -561,10 +564,10 @@ export class ResourceStore {
   ): Promise<ObjectHeader> {
     const key = this.key(namespace, name);
     for (;;) {
-      ctx.signal?.throwIfAborted();
+      deadlineCheck(ctx);
       const stored = await this.deps.storage.get(key);
       if (!stored) throw errors.notFound(this.gr, name);
-      const current = await this.servedOne(stored, ctx.signal);
+      const current = await this.servedOne(stored, ctx);
       const failed = (what: string, expected: string, actual: string) =>
         errors.conflict(
           this.gr,
@@ -971,9 +974,9 @@ export class ResourceStore {
       subresource && subresource !== "scale" ? this.kind.subresources[subresource] : this.kind.strategy;
     if (!strategy) throw errors.notFoundPath();
     for (;;) {
-      ctx.signal?.throwIfAborted();
+      deadlineCheck(ctx);
       const stored = await this.deps.storage.get(this.key(namespace, name));
-      const current = stored && (await this.servedOne(stored, ctx.signal));
+      const current = stored && (await this.servedOne(stored, ctx));
       let obj = mutate(current && clone(current));
       let meta = obj.metadata;
       // An empty name in the body mismatches too (Kubernetes' checkName).
