@@ -4,8 +4,7 @@
 // Namespaced functions (`ip.isCanonical`, `format.named`, `sets.contains`, `strings.quote`) are methods
 // of a namespace constant, the way the engine itself declares `optional.of`.
 import { rfc3339 } from "./standard-gaps.js";
-import type { Environment } from "@marcbachmann/cel-js";
-import { Optional } from "@marcbachmann/cel-js";
+import { Environment, Optional } from "@marcbachmann/cel-js";
 import { isDNS1035Label, isDNS1123Label, isDNS1123Subdomain, isQualifiedName, isValidLabelValue } from "@orch/machinery";
 import { type GoURL, escapedPath, hostname, parseRequestURI, port, query } from "./gourl.js";
 import { type Addr, type Prefix, parseAddr, parsePrefix } from "./netip.js";
@@ -293,6 +292,9 @@ function formatDouble(d: number): string {
 const unsigned = (v: unknown): unknown =>
   typeof v === "object" && v !== null && typeof (v as { valueOf(): unknown }).valueOf() === "bigint" ? v.valueOf() : v;
 
+/** The engine's class of type values (`type(x)`; not exported by the package). */
+const TypeValue = (new Environment().evaluate("type(1)") as object).constructor;
+
 function stringClause(v: unknown, quoted = false): string {
   if (v === null) return "null";
   v = unsigned(v);
@@ -314,6 +316,11 @@ function stringClause(v: unknown, quoted = false): string {
       .map(([k, x]) => [stringClause(k, true), stringClause(x, true)] as const)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${pairs.map(([k, x]) => `${k}:${x}`).join(", ")}}`;
+  }
+  // cel-go prints a type by its name (`string`, `null_type`), the engine as `Type<string>`.
+  if (v instanceof TypeValue) {
+    const name = (v as { name: string }).name;
+    return name === "null" ? "null_type" : name;
   }
   if (typeof v === "object" && typeof (v as { toString?: unknown }).toString === "function") return String(v);
   throw new Error("string clause can only be used on strings, bools, bytes, ints, doubles, maps, lists, types, durations, and timestamps");

@@ -224,6 +224,8 @@ describe("sets and strings extensions (cel-go ext)", () => {
     ['strings.quote("\\"quoted\\"") == "\\"\\\\\\"quoted\\\\\\"\\""', true],
     ['"%s is %d years, %.2f%% done, %x".format(["x", 42, 12.345, 255]) == "x is 42 years, 12.35% done, ff"', true],
     ['"%s".format([[1, "a"]]) == "[1, \\"a\\"]"', true],
+    // cel-go prints a type value by its name.
+    ['"%s %s %s".format([type("a"), type(null), type(type(1))]) == "string null_type type"', true],
     // Go's %f rounds a tie to the even digit, whatever toFixed does.
     ['"%.0f %.0f %.0f %.2f %.2f %.1f".format([2.5, 3.5, -2.5, 0.125, 0.375, 0.25]) == "2 4 -2 0.12 0.38 0.2"', true],
     ['"abc 123 def 456".find("[0-9]+") == "123"', true],
