@@ -38,20 +38,20 @@ export interface StorageInformerOptions {
 }
 
 /**
- * Each commit's objects, parsed once for all the informers that hear it: a pod's status write reaches
- * the garbage collector's and the endpoints controller's, and parsing the pod and its previous state
- * for each was a tenth of the write. Entries go with the change.
+ * The last commit's objects, parsed once for all the informers that hear it: a pod's status write
+ * reaches the garbage collector's and the endpoints controller's, and parsing the pod and its previous
+ * state for each was a tenth of the write. Storage hands a commit to every listener before the next
+ * one, so one slot is enough; it is not kept on the change, which the watch hub holds for a while.
  */
-const parsedCommits = new WeakMap<Change, { obj: unknown; old?: unknown }>();
+let lastParsed: { change: Change; obj: unknown; old?: unknown } | undefined;
 
 function parsedCommit(change: Change, withOld: boolean): { obj: unknown; old?: unknown } {
-  let parsed = parsedCommits.get(change);
-  if (!parsed) parsedCommits.set(change, (parsed = { obj: JSON.parse(change.value) }));
+  if (lastParsed?.change !== change) lastParsed = { change, obj: JSON.parse(change.value) };
   // The previous state costs a second parse: only when someone asks for it.
-  if (withOld && parsed.old === undefined && change.type === "MODIFIED" && change.prevValue !== undefined) {
-    parsed.old = JSON.parse(change.prevValue);
+  if (withOld && lastParsed.old === undefined && change.type === "MODIFIED" && change.prevValue !== undefined) {
+    lastParsed.old = JSON.parse(change.prevValue);
   }
-  return parsed;
+  return lastParsed;
 }
 
 export class StorageInformer<T = unknown> {
