@@ -77,14 +77,11 @@ export function managerIdentifier(entry: Pick<ManagedFieldsEntry, "manager" | "o
 const parseIdentifier = (id: string): ManagedFieldsEntry => JSON.parse(id) as ManagedFieldsEntry;
 
 /**
- * The stored fieldsV1 each set decoded from a stored object came from. The stored entries were encoded
- * here, so encoding an unchanged set again gives the same JSON: a write reuses it for every manager it
- * did not touch (a pod's status write changes one entry of several). Sets are never changed after
- * they are built; a request's own entries, which may be written otherwise, are not recorded.
+ * DecodeManagedFields: throws on an entry Kubernetes would not decode. `stored`: entries of a stored
+ * object, which this server encoded: a write reuses their JSON for every manager it did not touch (a
+ * pod's status write changes one entry of several). A request's own entries may be written otherwise
+ * and are encoded again, as Kubernetes does.
  */
-const storedEncoding = new WeakMap<FieldSet, unknown>();
-
-/** DecodeManagedFields: throws on an entry Kubernetes would not decode. `stored`: entries of a stored object. */
 export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | null | undefined, stored = false): Managed {
   const managed: Managed = { sets: new Map(), times: new Map() };
   (entries ?? []).forEach((entry, i) => {
@@ -102,11 +99,10 @@ export function decodeManagedFields(entries: readonly ManagedFieldsEntry[] | nul
     const id = managerIdentifier(entry);
     let set: FieldSet;
     try {
-      set = FieldSet.fromFieldsV1(entry.fieldsV1 ?? {});
+      set = FieldSet.fromFieldsV1(entry.fieldsV1 ?? {}, stored);
     } catch (e) {
       throw new ManagedFieldsError(`error decoding versioned set: ${(e as Error).message}`);
     }
-    if (stored) storedEncoding.set(set, entry.fieldsV1);
     managed.sets.set(id, { set, apiVersion: entry.apiVersion, applied: entry.operation === "Apply" });
     managed.times.set(id, entry.time);
   });
@@ -129,7 +125,7 @@ export function encodeManagedFields(managed: Managed): ManagedFieldsEntry[] | un
     entry.apiVersion = versioned.apiVersion;
     if (time) entry.time = time;
     entry.fieldsType = "FieldsV1";
-    entry.fieldsV1 = storedEncoding.get(versioned.set) ?? versioned.set.toFieldsV1();
+    entry.fieldsV1 = versioned.set.toFieldsV1();
     if (who.subresource) entry.subresource = who.subresource;
     entries.push(entry);
   }

@@ -19,6 +19,8 @@ export class FieldSet {
   /** Keyed by the element's serialized form, which identifies it. */
   private readonly members = new Map<string, PathElement>();
   private readonly children = new Map<string, Child>();
+  /** The stored fieldsV1 this set was read from, when that is its own encoding (see `fromFieldsV1`). */
+  private encoding: FieldsV1 | undefined;
 
   static of(...paths: Path[]): FieldSet {
     const set = new FieldSet();
@@ -29,6 +31,7 @@ export class FieldSet {
   /** Adds a path; the empty path (the whole object) is not tracked, as in Kubernetes. */
   insert(path: Path): void {
     if (path.length === 0) return;
+    this.encoding = undefined;
     let node: FieldSet = this;
     for (let i = 0; i < path.length - 1; i++) node = node.child(path[i]!);
     const last = path[path.length - 1]!;
@@ -153,7 +156,7 @@ export class FieldSet {
 
   /** fieldsV1 (Set.ToJSON): keys in Kubernetes' order, `"."` first where a member has children. */
   toFieldsV1(): FieldsV1 {
-    return this.emit(false);
+    return this.encoding ?? this.emit(false);
   }
 
   private emit(includeSelf: boolean): FieldsV1 {
@@ -167,10 +170,14 @@ export class FieldSet {
     return out;
   }
 
-  /** Set.FromJSON. */
-  static fromFieldsV1(json: unknown): FieldSet {
+  /**
+   * Set.FromJSON. `canonical`: the JSON is what `toFieldsV1` writes (it was stored by this server), so
+   * the set answers it as its own encoding instead of encoding itself again.
+   */
+  static fromFieldsV1(json: unknown, canonical = false): FieldSet {
     const set = new FieldSet();
     set.read(json);
+    if (canonical) set.encoding = json as FieldsV1;
     return set;
   }
 
