@@ -22,7 +22,7 @@ import { ABSENT_ENTRY, OPTIONAL_ENTRY_FUNCTION, rewriteOptionalEntries } from ".
 import { registerOptionalMacros } from "./optional-macros.js";
 import { planRuntimeCost } from "./runtime-cost.js";
 import { registerStandardGaps } from "./standard-gaps.js";
-import { celEquals } from "./values.js";
+import { INVALID_INT_OR_STRING_MESSAGE, InvalidIntOrString, celEquals } from "./values.js";
 
 // ---------------------------------------------------------------------------------------------
 // The base environment: the libraries every CEL environment of orch starts from.
@@ -175,6 +175,22 @@ export function celIssue(expression: string, e: CelError): string {
   return `ERROR: <input>:${line}:${column + 1}: ${message}\n | ${source}\n | ${".".repeat(Math.min(column, source.length))}^`;
 }
 
+/**
+ * A value that does not match its schema, read by a rule: the engine refuses it as it reads it (a field
+ * or item of another type than declared), as Kubernetes' lazy conversion (UnstructuredToVal) does, in
+ * Kubernetes' words for a list or an object (a map, or a schema object type, `selfTypeN`).
+ */
+function invalidDataMessage(text: string): string | undefined {
+  if (text === `Unsupported type: ${InvalidIntOrString.name}`) return INVALID_INT_OR_STRING_MESSAGE;
+  const declared = /^(?:Field '[^']*'|List item with index '[^']*') is not of type '([^']+)', got '[^']*'$/.exec(text)?.[1];
+  if (declared === undefined) return undefined;
+  if (declared.startsWith("list<")) return "invalid data, expected an array for the provided schema with type=array";
+  if (declared.startsWith("map<") || /^selfType\d+/.test(declared)) {
+    return "invalid data, expected a map for the provided schema with type=object";
+  }
+  return undefined;
+}
+
 /** An evaluation error in cel-go's words. */
 export function celRuntimeMessage(e: unknown): string {
   const err = e as CelError;
@@ -182,6 +198,8 @@ export function celRuntimeMessage(e: unknown): string {
   // cel-go: "index out of bounds: 100".
   const outOfBounds = /index out of bounds, index (-?\d+)/.exec(text);
   if (outOfBounds) return `index out of bounds: ${outOfBounds[1]}`;
+  const invalid = invalidDataMessage(text);
+  if (invalid) return invalid;
   // The engine capitalises its messages ("No such key"), Go does not; acronyms ("IP Address") stay.
   return /^[A-Z][a-z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text;
 }

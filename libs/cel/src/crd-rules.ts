@@ -11,7 +11,7 @@ import { type AstNode, CostLimitExceeded, instrument } from "./metering.js";
 import { compileRegexp } from "./re2.js";
 import { costRun, metered } from "./runtime-cost.js";
 import { asWritten } from "./timestamps.js";
-import { INVALID_NULL, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
+import { INVALID_NULL, InvalidIntOrString, RuleObject, celEquals, withListKind, withUnknownFields } from "./values.js";
 
 /** celconfig.PerCallLimit: the runtime cost one rule evaluation may use. */
 export const CRD_RULE_PER_CALL_COST_LIMIT = 1_000_000;
@@ -145,6 +145,11 @@ class TypeSet {
         return typeof value === "string" ? asWritten(new Date(value), value) : untypedToCel(value);
       case "duration":
         return typeof value === "string" ? parseDuration(value) : untypedToCel(value);
+      case "dyn":
+        if (t.intOrString && typeof value !== "string" && !(typeof value === "number" && Number.isInteger(value))) {
+          return new InvalidIntOrString();
+        }
+        return untypedToCel(value);
       default:
         return untypedToCel(value);
     }

@@ -12,7 +12,9 @@ export type RuleType = RuleTypeSize & { readonly nullable?: boolean } & (
     | { readonly kind: "map"; readonly value: RuleType }
     /** `listKind`: x-kubernetes-list-type set or map (with the escaped key names); atomic when absent. */
     | { readonly kind: "list"; readonly item: RuleType; readonly listKind?: ListKind }
-    | { readonly kind: "int" | "double" | "string" | "bool" | "bytes" | "timestamp" | "duration" | "dyn" }
+    | { readonly kind: "int" | "double" | "string" | "bool" | "bytes" | "timestamp" | "duration" }
+    /** `intOrString`: x-kubernetes-int-or-string, whose value must be an integer or a string. */
+    | { readonly kind: "dyn"; readonly intOrString?: boolean }
   );
 
 /**

@@ -26,6 +26,13 @@ export const listKindOf = (list: readonly unknown[]): ListKind | undefined => li
 export const INVALID_NULL: unique symbol = Symbol("null for a schema with nullable=false");
 export const INVALID_NULL_MESSAGE = "invalid data, got null for schema with nullable=false";
 
+/**
+ * An x-kubernetes-int-or-string value that is neither: the engine, which knows no such type, refuses it
+ * when a rule reads it ("Unsupported type: InvalidIntOrString"), which compile.ts words as Kubernetes.
+ */
+export class InvalidIntOrString {}
+export const INVALID_INT_OR_STRING_MESSAGE = "invalid data, expected XIntOrString value to be either a string or integer";
+
 /** Base of the classes that carry objects of a schema type; unknown preserved fields ride along. */
 export class RuleObject {
   [field: string]: unknown;

@@ -52,7 +52,7 @@ export function ruleTypeOf(s: SchemaNode, resourceRoot = false): RuleType | unde
 }
 
 function declTypeOf(s: SchemaNode, resourceRoot: boolean): RuleType | undefined {
-  if (s.intOrString) return { kind: "dyn", maxElements: unboundedLength, minSerializedSize: 1 };
+  if (s.intOrString) return { kind: "dyn", intOrString: true, maxElements: unboundedLength, minSerializedSize: 1 };
   const resource = resourceRoot || s.embeddedResource;
   switch (s.type) {
     case "array": {
