@@ -1039,11 +1039,12 @@ export class ResourceStore {
           if (meta.deletionTimestamp && !meta.deletionGracePeriodSeconds && this.pendingFinalizers(obj).length === 0) {
             // The last finalizer is gone from an object being deleted: it goes now.
             await this.persist(obj, ctx, (value) => this.deps.storage.delete(this.key(namespace, name), value, stored.revision));
-          } else {
-            await this.persist(obj, ctx, (value) => this.deps.storage.update(this.key(namespace, name), value, stored.revision));
+            written = true;
+            return { object: obj, code: 200 };
           }
+          const text = await this.persist(obj, ctx, (value) => this.deps.storage.update(this.key(namespace, name), value, stored.revision));
           written = true;
-          return { object: obj, code: 200 };
+          return text === undefined ? { object: obj, code: 200 } : { object: obj, code: 200, text };
         } catch (e) {
           // Changed or deleted since it was read: read it again and redo the request's change on it.
           if (e instanceof RevisionConflictError || e instanceof KeyNotFoundError) continue;

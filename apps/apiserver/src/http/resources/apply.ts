@@ -7,7 +7,7 @@ import { apiVersionOf, kindShape } from "@orch/registry";
 import { parseBody } from "../negotiation.js";
 import { readText } from "./body.js";
 import { forceRequested, patchOptionErrors, writeOptions } from "./options.js";
-import { renderObject } from "./render.js";
+import { renderWritten } from "./render.js";
 import type { VerbHandler } from "./request.js";
 
 export const apply: VerbHandler = async ({ req, kind, store, format, namespace, ok }) => {
@@ -36,5 +36,5 @@ export const apply: VerbHandler = async ({ req, kind, store, format, namespace, 
     const applied = applyConfiguration(current, cloneJson(config), kindShape(kind), intent);
     return store.decode({ value: applied }, ctx, options);
   });
-  return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
+  return ok(result.code, renderWritten(kind, result, format));
 };

@@ -18,7 +18,7 @@ import { parseMediaType } from "../negotiation.js";
 import { apply } from "./apply.js";
 import { readText } from "./body.js";
 import { patchOptionErrors, writeOptions } from "./options.js";
-import { renderObject } from "./render.js";
+import { renderWritten } from "./render.js";
 import type { IncomingRequest, VerbHandler } from "./request.js";
 
 export const patch: VerbHandler = async (r) => {
@@ -37,7 +37,7 @@ export const patch: VerbHandler = async (r) => {
       throw e;
     }
   });
-  return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
+  return ok(result.code, renderWritten(kind, result, format));
 };
 
 /** Strict field validation of a patch: 422 on the patched document, with an empty kind and name. */

@@ -1,6 +1,6 @@
 // Objects as the client asked for them: the stored JSON as is, a Table, or PartialObjectMetadata.
 import type { ObjectHeader } from "@orch/api";
-import type { KindDefinition } from "@orch/registry";
+import type { KindDefinition, WriteResult } from "@orch/registry";
 import type { ResponseFormat } from "../negotiation.js";
 import { partialObjectMetadata, toTable } from "../table.js";
 
@@ -13,3 +13,7 @@ export function renderObject(kind: KindDefinition, text: string, format: Respons
   if (format.as === "Table") return toTable(kind, [obj], { resourceVersion: obj.metadata.resourceVersion }, format.includeObject);
   return partialObjectMetadata(obj);
 }
+
+/** A write's object, from the JSON the write already made of it when there is one. */
+export const renderWritten = (kind: KindDefinition, result: WriteResult, format: ResponseFormat): unknown =>
+  renderObject(kind, result.text ?? JSON.stringify(result.object), format);

@@ -3,7 +3,7 @@
 import { cloneJson, errors, success } from "@orch/machinery";
 import { readObjectBody } from "./body.js";
 import { deleteOptions, listOptions, writeOptions } from "./options.js";
-import { renderObject } from "./render.js";
+import { renderObject, renderWritten } from "./render.js";
 import type { VerbHandler } from "./request.js";
 
 export const create: VerbHandler = async ({ deps, req, kind, store, format, namespace, ok }) => {
@@ -20,7 +20,7 @@ export const create: VerbHandler = async ({ deps, req, kind, store, format, name
     return ok(201, answer);
   }
   const result = await store.create(namespace, body, req.ctx, options);
-  return ok(result.code, renderObject(kind, result.text ?? JSON.stringify(result.object), format));
+  return ok(result.code, renderWritten(kind, result, format));
 };
 
 export const update: VerbHandler = async ({ req, kind, store, format, namespace, ok }) => {
@@ -30,7 +30,7 @@ export const update: VerbHandler = async ({ req, kind, store, format, namespace,
   const result = await store.update(namespace, req.info.name, req.info.subresource || undefined, req.ctx, options, () =>
     cloneJson(decoded),
   );
-  return ok(result.code, renderObject(kind, JSON.stringify(result.object), format));
+  return ok(result.code, renderWritten(kind, result, format));
 };
 
 export const remove: VerbHandler = async ({ req, kind, store, format, namespace, ok }) => {
