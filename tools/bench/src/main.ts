@@ -1,5 +1,6 @@
 // `npm run bench`: the apiserver's throughput, latency, list time, watch latency, start time and
 // memory on this machine, against the ceiling of a minimal Hono + better-sqlite3 server.
+import { apiserverEnvironment } from "@orch/apiserver/process-environment";
 import { freePort, startNatsServer } from "@orch/testing";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -78,8 +79,9 @@ async function startApiserver(
   const kubeconfig = join(dataDir, "kubeconfig");
   // It appears when the apiserver is ready; one from an earlier run must not count.
   await rm(kubeconfig, { force: true });
+  // In the environment the launcher gives it (its malloc setting among it), so that its memory is what `npm start`'s is.
   const child = spawn(process.execPath, [entry], {
-    env: { ...process.env, ORCH_DATA_DIR: dataDir, ORCH_PORT: String(port), ...env },
+    env: apiserverEnvironment({ ...process.env, ORCH_DATA_DIR: dataDir, ORCH_PORT: String(port), ...env }),
     stdio: "ignore",
   });
   while (!existsSync(kubeconfig)) await sleep(10);

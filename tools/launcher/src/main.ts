@@ -1,5 +1,6 @@
 // `npm start`: NATS (unless ORCH_NATS_URL is set), the apiserver and every controller app, each its
 // own process with the environment of the contract. Ctrl-C or SIGTERM stops them all.
+import { apiserverEnvironment } from "@orch/apiserver/process-environment";
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { chmod, mkdir, rm } from "node:fs/promises";
@@ -160,11 +161,11 @@ async function main(): Promise<void> {
   // The kubeconfig appears when the apiserver is ready; a stale one must not be mistaken for that.
   const kubeconfig = join(dataDir, "kubeconfig");
   await rm(kubeconfig, { force: true });
-  const apiserverEnv = {
+  const apiserverEnv = apiserverEnvironment({
     ...env,
     ...busCredentials(join(pki, "event-relay")),
     ...(ownBus ? { ORCH_NATS_AUTHORIZATION_FILE: busAuthorizationFile } : {}),
-  };
+  });
   if (!apiservers) {
     const apiserver = new Supervised({ name: "apiserver", command: process.execPath, args: [apiserverBundle], env: apiserverEnv }, log);
     children.push(apiserver);
