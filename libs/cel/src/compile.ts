@@ -145,8 +145,30 @@ function selectedKeyword(expression: string, offset: number): string | undefined
   return `no viable alternative at input '${input}'`;
 }
 
-/** cel-go's issue text: `ERROR: <input>:1:6: message`, the source line and a caret. */
-export function celIssue(expression: string, e: CelError): string {
+/** Where the argument list of a call node opens: after the receiver of `a.f(x)`, after the name of `f(x)`. */
+function callParenthesis(expression: string, node: unknown, start: number): number {
+  const call = node as (CallNode & { start?: number; end?: number }) | undefined;
+  // The calls optional entries are rewritten to (`__optionalEntry`) stay at the entry.
+  if ((call?.op !== "call" && call?.op !== "rcall") || call.args[0].startsWith("__")) return start;
+  const receiverEnd = call.op === "rcall" ? (call.args[1] as { end?: number }).end : undefined;
+  const from = receiverEnd ?? call.start ?? start;
+  const at = expression.indexOf("(", from);
+  return at >= 0 && at >= start ? at : start;
+}
+
+/** The function names an environment declares, any arity or call style (cel-go's LookupFunction). */
+const declaredNames = new WeakMap<Environment, Set<string>>();
+function declaresFunction(env: Environment, name: string): boolean {
+  let names = declaredNames.get(env);
+  if (!names) declaredNames.set(env, (names = new Set(env.getDefinitions().functions.map((f) => f.name))));
+  return names.has(name);
+}
+
+/**
+ * cel-go's issue text: `ERROR: <input>:1:6: message`, the source line and a caret. With `env`, a call
+ * of a function it does not declare at all is cel-go's undeclared reference, not an overload mismatch.
+ */
+export function celIssue(expression: string, e: CelError, env?: Environment): string {
   const summary = e.summary ?? e.message;
   let message = summary;
   if (e.name === "ParseError") message = `Syntax error: ${summary}`;
@@ -157,7 +179,11 @@ export function celIssue(expression: string, e: CelError): string {
   const subject = /: (.*)$/.exec(summary)?.[1] ?? "";
   if (e.code === "unknown_variable") message = `undeclared reference to '${subject}' (in container '')`;
   if (e.code === "no_such_key") message = `undefined field '${subject}'`;
-  if (e.code === "no_matching_overload") message = callOverloadMessage(e.node) ?? message;
+  if (e.code === "no_matching_overload") {
+    const call = e.node as CallNode | undefined;
+    const undeclared = env && (call?.op === "call" || call?.op === "rcall") && !declaresFunction(env, call.args[0]);
+    message = undeclared ? `undeclared reference to '${call.args[0]}' (in container '')` : (callOverloadMessage(e.node) ?? message);
+  }
   const operator = /^no such overload: (.+) (==|!=|<|<=|>|>=|\+|-|\*|\/|%|in) (.+)$/.exec(summary);
   if (operator) {
     // cel-go names the operator's function and prints types with parentheses.
@@ -235,20 +261,24 @@ export function compileExpression(
     return literals ? literals.originalOffset(beforeEntries) : beforeEntries;
   };
   // Errors are shown in the author's text.
-  const issue = (e: CelError) =>
-    celIssue(
+  const issue = (e: CelError) => {
+    // cel-go places a call at its opening parenthesis.
+    const start = e.range && e.code === "no_matching_overload" ? callParenthesis(expression, e.node, e.range.start) : e.range?.start;
+    return celIssue(
       source,
-      expression !== source && e.range
+      start !== undefined
         ? {
             code: e.code,
             name: e.name,
             summary: e.summary ?? e.message,
             message: e.message,
             node: e.node,
-            range: { start: originalOffset(e.range.start) },
+            range: { start: originalOffset(start) },
           }
         : e,
+      env,
     );
+  };
   let parsed: Parsed;
   try {
     parsed = env.parse(expression);
