@@ -14,13 +14,13 @@ const resource = (group: string, plural: string) => `${group || "core"}/${plural
 export class KeptObjects {
   private readonly objects = new Map<string, Map<string, ObjectHeader>>();
 
-  private constructor(private readonly informer: StorageInformer<ObjectHeader>) {
+  private constructor(
+    private readonly informer: StorageInformer<ObjectHeader>,
+    resources: readonly string[],
+  ) {
+    for (const r of resources) this.objects.set(r, new Map());
     const key = (obj: ObjectHeader) => `${obj.metadata.namespace ?? ""}/${obj.metadata.name}`;
-    const of = (r: string) => {
-      let m = this.objects.get(r);
-      if (!m) this.objects.set(r, (m = new Map()));
-      return m;
-    };
+    const of = (r: string) => this.objects.get(r)!;
     informer.addEventHandler({
       onAdd: (obj, k) => of(k.resource).set(key(obj), obj),
       onUpdate: (_old, obj, k) => of(k.resource).set(key(obj), obj),
@@ -30,8 +30,7 @@ export class KeptObjects {
 
   /** `resources` as storage names them (`<group>/<plural>`, `core/...` for the core group). */
   static async start(storage: Storage, resources: readonly string[]): Promise<KeptObjects> {
-    const kept = new KeptObjects(new StorageInformer(storage, { resources }));
-    for (const r of resources) kept.objects.set(r, new Map());
+    const kept = new KeptObjects(new StorageInformer(storage, { resources }), resources);
     await kept.informer.waitForSync();
     return kept;
   }
