@@ -139,9 +139,9 @@ export class URLValue {
  */
 function stringToURL(s: string): URLValue {
   try {
-    parseRequestURI(s);
+    const checked = parseRequestURI(s);
     const hash = s.indexOf("#");
-    return hash < 0 ? new URLValue(parseRequestURI(s)) : new URLValue(parseRequestURI(s.slice(0, hash)), s.slice(hash + 1));
+    return hash < 0 ? new URLValue(checked) : new URLValue(parseRequestURI(s.slice(0, hash)), s.slice(hash + 1));
   } catch (e) {
     throw new Error(`URL parse error during conversion from string: ${(e as Error).message}`);
   }

@@ -773,11 +773,7 @@ function evaluateAfterError(m: Meter, node: AstNode, plan: Plan, frame: Frame | 
   // The accumulator stays as the failed step left it: the steps' values are not used.
   const scope = comprehension.iterCtx.reuse(iterations.ctx);
   for (let i = iterations.steps; i < elements.length; i++) {
-    try {
-      evaluator.run(comprehension.step, scope.setIterValue(elements[i], evaluator));
-    } catch (error) {
-      if (error instanceof CostLimitExceeded) throw error;
-    }
+    evaluateForCost(evaluator, comprehension.step, scope.setIterValue(elements[i], evaluator));
   }
 }
 
