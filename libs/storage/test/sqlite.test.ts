@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { Worker } from "node:worker_threads";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { KeyExistsError, RevisionConflictError, SqliteStorage, type ValueTransformer } from "../src/index.js";
 import { describeStorageContract } from "./storage-contract.js";
 
@@ -114,14 +115,14 @@ describe("SqliteStorage files", () => {
 });
 
 /** Bundles the worker into node_modules/.cache (ignored by git, and where it still finds better-sqlite3). */
-async function bundleWorker(): Promise<{ file: string; remove: () => void }> {
+async function bundleWorker(name = "increment"): Promise<{ file: string; remove: () => void }> {
   const here = dirname(fileURLToPath(import.meta.url));
   const cache = join(here, "..", "..", "..", "node_modules", ".cache");
   mkdirSync(cache, { recursive: true });
   const outDir = mkdtempSync(join(cache, "orch-storage-test-"));
-  const file = join(outDir, "increment.mjs");
+  const file = join(outDir, `${name}.mjs`);
   await build({
-    entryPoints: [join(here, "workers", "increment.ts")],
+    entryPoints: [join(here, "workers", `${name}.ts`)],
     outfile: file,
     bundle: true,
     platform: "node",
@@ -191,6 +192,71 @@ describe("SqliteStorage across processes", () => {
       await check.close();
     } finally {
       worker.remove();
+      db.remove();
+    }
+  });
+});
+
+describe("SqliteStorage across threads of one process", () => {
+  it("hands every thread's listeners every commit, its own and the others', once and in order", async () => {
+    const worker = await bundleWorker("increment-in-thread");
+    const db = tempDatabase();
+    const main = new SqliteStorage({ path: db.path });
+    const heardHere: number[] = [];
+    main.onCommit((change) => heardHere.push(change.revision));
+    try {
+      const counter = { resource: "core/configmaps", namespace: "default", name: "counter" };
+      await main.create(counter, { metadata: { name: "counter" }, data: { n: 0 } });
+      const threads = 3;
+      const increments = 150;
+      const through = 1 + threads * increments;
+      const workers = Array.from(
+        { length: threads },
+        () => new Worker(worker.file, { workerData: { path: db.path, increments, through } }),
+      );
+      const reports = workers.map(
+        (w) =>
+          new Promise<{ revisions: number[]; heard: number[]; conflicts: number }>((resolve, reject) => {
+            w.once("message", resolve);
+            w.once("error", reject);
+          }),
+      );
+      // Each thread opens the file before any starts writing, so that each must hear all of them.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      for (const w of workers) w.postMessage("go");
+      const results = await Promise.all(reports);
+      await Promise.all(workers.map((w) => new Promise((resolve) => w.once("exit", resolve))));
+
+      const everyRevision = Array.from({ length: through - 1 }, (_, i) => i + 2);
+      // No lost update and every revision given once, though the threads did collide.
+      expect(JSON.parse((await main.get(counter))!.value).data.n).toBe(threads * increments);
+      expect(results.flatMap((r) => r.revisions).sort((a, b) => a - b)).toEqual(everyRevision);
+      expect(results.reduce((n, r) => n + r.conflicts, 0)).toBeGreaterThan(0);
+      // Each thread's listener heard all of them, in order, each once; so did this thread's, which wrote none.
+      for (const r of results) expect(r.heard).toEqual(everyRevision);
+      await vi.waitFor(() => expect(heardHere).toEqual([1, ...everyRevision]));
+    } finally {
+      await main.close();
+      worker.remove();
+      db.remove();
+    }
+  });
+
+  it("leads only where it is told to: one connection of the process runs the cluster's singletons", async () => {
+    const db = tempDatabase();
+    const first = new SqliteStorage({ path: db.path });
+    const other = new SqliteStorage({ path: db.path, leader: false });
+    try {
+      const events: string[] = [];
+      const leads = [first, other].map((s, i) =>
+        s.lead("singletons", { acquired: () => events.push(`${i} acquired`), lost: () => events.push(`${i} lost`) }),
+      );
+      expect(leads.map((l) => l.held)).toEqual([true, false]);
+      await Promise.all(leads.map((l) => l.release()));
+      expect(events).toEqual(["0 acquired", "0 lost"]);
+    } finally {
+      await first.close();
+      await other.close();
       db.remove();
     }
   });

@@ -36,6 +36,7 @@ import {
   storedJson,
   storedObject,
 } from "../storage.js";
+import { CommitDelivery } from "../commit-delivery.js";
 import { AdvisoryLeadership } from "./advisory-lock.js";
 import { counters, objects } from "./schema.js";
 
@@ -142,7 +143,6 @@ type ChangeRow = ScannedRow & {
  * so it leaves the group's transaction usable and spends no revision.
  */
 export class PostgresStorage implements ServingStorage {
-  private readonly listeners = new Set<(change: Change) => void>();
   /** Writes waiting for the next group commit. */
   private queue: QueuedWrite[] = [];
   /** The group commit in flight, if any: groups never overlap, so listeners hear revisions in order. */
@@ -151,12 +151,8 @@ export class PostgresStorage implements ServingStorage {
   private readonly log: Logger;
   private readonly transformerFor: ValueTransformers;
   private readonly dialect = new PgDialect();
-  /**
-   * The newest revision handed to the commit listeners: every revision up to it has been, once and in
-   * order, whichever process committed it. Commits of this process are handed over as they commit; those
-   * of other processes on the same database when the log is read after their announcement.
-   */
-  private delivered = 0;
+  /** Every revision reaches the listeners once and in order, whichever process committed it. */
+  private readonly delivery: CommitDelivery;
   /** Names this process in its commit announcements, so it does not read back its own commits. */
   private readonly writerId = randomBytes(8).toString("hex");
   /** The connection that LISTENs for other processes' commits, while connected. */
@@ -176,6 +172,7 @@ export class PostgresStorage implements ServingStorage {
   ) {
     this.log = options.log ?? createLogger("storage");
     this.transformerFor = options.transformers ?? (() => undefined);
+    this.delivery = new CommitDelivery(0, this.log, () => this.catchUp());
     const keyIs = and(
       eq(objects.resource, sql.placeholder("resource")),
       eq(objects.namespace, sql.placeholder("namespace")),
@@ -220,7 +217,7 @@ export class PostgresStorage implements ServingStorage {
     // set-up, during which later commits would land before it (a read from a commit listener would then
     // see a newer state than the commit it was called for).
     await pool.query("SELECT 1");
-    storage.delivered = await storage.currentRevision();
+    storage.delivery.skipTo(await storage.currentRevision());
     await storage.follow(connection, options.followIntervalMs ?? 1000);
     return storage;
   }
@@ -255,7 +252,7 @@ export class PostgresStorage implements ServingStorage {
     client.on("notification", (message) => {
       const [writer, last] = (message.payload ?? "").split(":");
       // This process's own commits are handed over as they commit.
-      if (writer !== this.writerId && Number(last) > this.delivered) this.catchUp();
+      if (writer !== this.writerId && Number(last) > this.delivery.revision) this.catchUp();
     });
     try {
       await client.connect();
@@ -278,8 +275,8 @@ export class PostgresStorage implements ServingStorage {
     }
     this.catchingUp = (async () => {
       for (;;) {
-        const batch = await this.changes(this.delivered, FOLLOW_BATCH);
-        this.deliver(batch);
+        const batch = await this.changes(this.delivery.revision, FOLLOW_BATCH);
+        this.delivery.deliver(batch);
         if (batch.length < FOLLOW_BATCH || this.closed) return;
       }
     })()
@@ -288,7 +285,7 @@ export class PostgresStorage implements ServingStorage {
           // Fallen behind compaction (a process stopped for longer than the history window): what is
           // gone cannot be handed over. Watchers of this process get a 410 when they resume from it.
           this.log.error("commits of other writers were compacted before this process read them", { error: e.message });
-          return this.currentRevision().then((r) => void (this.delivered = Math.max(this.delivered, r)));
+          return this.currentRevision().then((r) => this.delivery.skipTo(r));
         }
         if (!this.closed) this.log.warn("cannot read other writers' commits yet", { error: (e as Error).message });
       })
@@ -299,30 +296,6 @@ export class PostgresStorage implements ServingStorage {
           this.catchUp();
         }
       });
-  }
-
-  /**
-   * Hands changes over to the listeners in revision order, each once: what was handed over already is
-   * skipped, and nothing is handed over past a revision not yet seen.
-   */
-  private deliver(changes: readonly Change[]): void {
-    for (const change of changes) {
-      if (change.revision <= this.delivered) continue;
-      if (change.revision !== this.delivered + 1) {
-        // Not expected (revisions commit in order and the log has no holes): read the log again.
-        this.catchUp();
-        return;
-      }
-      this.delivered = change.revision;
-      for (const listener of this.listeners) {
-        // The change is committed: a failing listener must neither fail it nor starve the others.
-        try {
-          listener(change);
-        } catch (e) {
-          this.log.error("onCommit listener failed", e);
-        }
-      }
-    }
   }
 
   private async counterValue(stmt: { execute(): Promise<{ value: number }[]> }): Promise<number> {
@@ -352,8 +325,7 @@ export class PostgresStorage implements ServingStorage {
   }
 
   onCommit(listener: (change: Change) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.delivery.add(listener);
   }
 
   /**
@@ -419,10 +391,10 @@ export class PostgresStorage implements ServingStorage {
       const first = Number(locked!.rows[0]!.value);
       // Revisions other processes committed that this one has not handed over yet: read now, under the
       // lock, so they reach the listeners before this group's, as the order of revisions requires.
-      if (this.delivered < first) {
+      if (this.delivery.revision < first) {
         const missed = await connection.query<ChangeRow>(
           `SELECT ${CHANGE_COLUMNS} FROM changes WHERE revision > $1 AND revision <= $2 ORDER BY revision`,
-          [this.delivered, first],
+          [this.delivery.revision, first],
         );
         earlier = missed.rows.map((row) => this.toChange(row));
       }
@@ -447,7 +419,7 @@ export class PostgresStorage implements ServingStorage {
       // The commit itself failed (or a statement did, which aborts the transaction): nothing was written.
       if (client) await client.query("ROLLBACK").catch(() => (broken = true));
       // Other processes' commits read before the failure are committed all the same.
-      this.deliver(earlier);
+      this.delivery.deliver(earlier);
       for (const write of group) {
         write.restore();
         write.reject(error);
@@ -456,7 +428,7 @@ export class PostgresStorage implements ServingStorage {
     } finally {
       client?.release(broken);
     }
-    this.deliver(earlier);
+    this.delivery.deliver(earlier);
     group.forEach((write, i) => {
       const outcome = outcomes[i]!;
       if ("error" in outcome) {
@@ -464,7 +436,7 @@ export class PostgresStorage implements ServingStorage {
         write.reject(outcome.error);
         return;
       }
-      this.deliver([outcome.change]);
+      this.delivery.deliver([outcome.change]);
       write.resolve(outcome.change);
     });
   }

@@ -3,10 +3,12 @@ import Database from "better-sqlite3";
 import { and, asc, eq, gt, sql } from "drizzle-orm";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
-import { chmodSync, closeSync, existsSync, openSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, realpathSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BroadcastChannel } from "node:worker_threads";
+import { CommitDelivery } from "../commit-delivery.js";
 import {
   type Change,
   type ChangeType,
@@ -43,10 +45,18 @@ export interface SqliteOptions {
   log?: Logger;
   /** How each resource's values are stored (encryption at rest); default: plain JSON text for all. */
   transformers?: ValueTransformers;
+  /**
+   * Whether this connection competes for the cluster's singletons (`lead`); default true. An apiserver
+   * serving from several threads opens the file once per thread, and only its first thread leads.
+   */
+  leader?: boolean;
 }
 
 /** Rows read per query while scanning a list; a filter may need several batches to fill a page. */
 const SCAN_BATCH = 1000;
+
+/** Changes read per query while catching up with other threads' commits. */
+const FOLLOW_BATCH = 1000;
 
 function migrationsFolder(): string {
   // Beside the bundle when one ships them (the @orch/control-plane package); otherwise resolved through
@@ -82,18 +92,36 @@ type Outcome = { change: Change } | { error: unknown };
 /** A row as scanned, before its value is read back into JSON. */
 type ScannedRow = Omit<StoredObject, "value"> & { value: StoredValue };
 
+/** What a group's transaction found and did: the first revision it took after, other writers' commits it read. */
+interface GroupCommit {
+  first: number;
+  earlier: Change[];
+  outcomes: Outcome[];
+}
+
 const isUniqueViolation = (e: unknown): boolean => e instanceof Error && (e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE";
 
+/**
+ * The Storage contract on an SQLite file. One process owns the file; several threads of it may each open
+ * it (an apiserver serving from several threads): writes take the file's write lock in turn, and each
+ * group commit announces its last revision on a BroadcastChannel named after the file, on which the
+ * other threads read the log and hand those commits to their listeners, as PostgreSQL replicas do.
+ */
 export class SqliteStorage implements ServingStorage {
   private readonly sqlite: Database.Database;
   private readonly db: BetterSQLite3Database;
-  private readonly listeners = new Set<(change: Change) => void>();
+  /** Every revision reaches the listeners once and in order, whichever thread committed it. */
+  private readonly delivery: CommitDelivery;
+  /** Where this connection announces its commits to, and hears of, the other threads' (a file only). */
+  private readonly commits: BroadcastChannel | undefined;
+  private readonly leader: boolean;
+  private closed = false;
   /** Writes waiting for the next group commit. */
   private queue: QueuedWrite[] = [];
   /** Runs one write inside the current transaction as a savepoint. */
   private readonly inSavepoint: (run: (revision: number) => Change, revision: number) => Change;
   /** Commits a group of writes in one transaction that holds the write lock from its start. */
-  private readonly commitGroup: { immediate(group: QueuedWrite[], outcomes: Outcome[]): void };
+  private readonly commitGroup: { immediate(group: QueuedWrite[]): GroupCommit };
   private readonly q;
   private readonly w;
   private readonly log: Logger;
@@ -112,7 +140,7 @@ export class SqliteStorage implements ServingStorage {
     this.sqlite.pragma("busy_timeout = 5000");
     this.db = drizzle(this.sqlite);
     this.inSavepoint = this.sqlite.transaction((run: (revision: number) => Change, revision: number) => run(revision));
-    this.commitGroup = this.sqlite.transaction((group: QueuedWrite[], outcomes: Outcome[]) => this.writeGroup(group, outcomes));
+    this.commitGroup = this.sqlite.transaction((group: QueuedWrite[]) => this.writeGroup(group));
     migrate(this.db, { migrationsFolder: migrationsFolder() });
     this.sqlite.exec("INSERT OR IGNORE INTO counters(name, value) VALUES ('revision', 0), ('compacted', 0), ('published', 0)");
     this.sqlite
@@ -159,6 +187,16 @@ export class SqliteStorage implements ServingStorage {
         "INSERT INTO changes (revision, resource, namespace, name, type, value, prev_revision, prev_value, committed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
     };
+    this.leader = options.leader ?? true;
+    this.delivery = new CommitDelivery(this.counterValue(this.q.revision), this.log, () => setImmediate(() => this.catchUp()));
+    if (options.path !== ":memory:") {
+      this.commits = new BroadcastChannel(`orch-sqlite-commits:${realpathSync(options.path)}`);
+      this.commits.onmessage = (message) => {
+        if ((message as { data: number }).data > this.delivery.revision) this.catchUp();
+      };
+      // Following other threads keeps nothing alive: a thread ends when its own work does.
+      this.commits.unref();
+    }
   }
 
   private counterValue(stmt: { get(): { value: number } | undefined }): number {
@@ -192,8 +230,24 @@ export class SqliteStorage implements ServingStorage {
   }
 
   onCommit(listener: (change: Change) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.delivery.add(listener);
+  }
+
+  /** Reads the log after the last revision handed over and hands over what it finds. */
+  private catchUp(): void {
+    if (this.closed) return;
+    try {
+      for (;;) {
+        const batch = this.readChanges(this.delivery.revision, FOLLOW_BATCH);
+        this.delivery.deliver(batch);
+        if (batch.length < FOLLOW_BATCH) return;
+      }
+    } catch (e) {
+      if (!(e instanceof CompactedError)) throw e;
+      // Fallen behind compaction: what is gone cannot be handed over; watchers resuming from it get a 410.
+      this.log.error("commits of other threads were compacted before this one read them", { error: e.message });
+      this.delivery.skipTo(this.counterValue(this.q.revision));
+    }
   }
 
   /**
@@ -238,10 +292,14 @@ export class SqliteStorage implements ServingStorage {
   /**
    * The group's writes, each at the next revision unless it fails; the revision counter is read and
    * written once per group (an UPDATE … RETURNING per write was a third of a write's SQLite time). The
-   * transaction began IMMEDIATE, so no other process can commit between the read and the write.
+   * transaction began IMMEDIATE, so no other connection can commit between the read and the write; the
+   * commits other threads made since this one last handed any over are read under the same lock, so
+   * that they reach the listeners before this group's.
    */
-  private writeGroup(group: QueuedWrite[], outcomes: Outcome[]): void {
+  private writeGroup(group: QueuedWrite[]): GroupCommit {
     const first = this.counterValue(this.q.revision);
+    const earlier = this.delivery.revision < first ? this.changesAfter(this.delivery.revision, first - this.delivery.revision) : [];
+    const outcomes: Outcome[] = [];
     let revision = first;
     for (const write of group) {
       try {
@@ -252,15 +310,16 @@ export class SqliteStorage implements ServingStorage {
       }
     }
     if (revision !== first) this.w.setRevision.run(revision);
+    return { first, earlier, outcomes };
   }
 
   private flush(): void {
     if (this.queue.length === 0) return; // already flushed by close()
     const group = this.queue;
     this.queue = [];
-    const outcomes: Outcome[] = [];
+    let committed: GroupCommit;
     try {
-      this.commitGroup.immediate(group, outcomes);
+      committed = this.commitGroup.immediate(group);
     } catch (error) {
       // The commit itself failed: nothing of the group was written.
       for (const write of group) {
@@ -269,6 +328,14 @@ export class SqliteStorage implements ServingStorage {
       }
       return;
     }
+    const { first, earlier, outcomes } = committed;
+    this.delivery.deliver(earlier);
+    if (this.delivery.revision < first) {
+      // Other threads' commits compacted before this one read them: this group's must still be heard.
+      this.log.error("commits of other threads were compacted before this one read them", { through: first });
+      this.delivery.skipTo(first);
+    }
+    let last = first;
     group.forEach((write, i) => {
       const outcome = outcomes[i]!;
       if ("error" in outcome) {
@@ -276,16 +343,11 @@ export class SqliteStorage implements ServingStorage {
         write.reject(outcome.error);
         return;
       }
-      for (const listener of this.listeners) {
-        // The write is committed: a failing listener must neither fail it nor starve the others.
-        try {
-          listener(outcome.change);
-        } catch (e) {
-          this.log.error("onCommit listener failed", e);
-        }
-      }
+      last = outcome.change.revision;
+      this.delivery.deliver([outcome.change]);
       write.resolve(outcome.change);
     });
+    if (last !== first) this.commits?.postMessage(last);
   }
 
   /** The current row, checked against the revision the caller's change was based on. */
@@ -329,12 +391,21 @@ export class SqliteStorage implements ServingStorage {
   }
 
   async changes(after: number, limit: number, resource?: string): Promise<Change[]> {
+    return this.readChanges(after, limit, resource);
+  }
+
+  private readChanges(after: number, limit: number, resource?: string): Change[] {
     // One read transaction, so a compaction by another connection cannot slip between the check and the read.
-    const rows = this.sqlite.transaction(() => {
+    return this.sqlite.transaction(() => {
       const compacted = this.counterValue(this.q.compacted);
       if (after < compacted) throw new CompactedError(after, compacted);
-      return resource ? this.q.changesAfterFor.all({ after, limit, resource }) : this.q.changesAfter.all({ after, limit });
+      return this.changesAfter(after, limit, resource);
     })();
+  }
+
+  /** The logged changes after `after`, oldest first, whether or not older ones are compacted. */
+  private changesAfter(after: number, limit: number, resource?: string): Change[] {
+    const rows = resource ? this.q.changesAfterFor.all({ after, limit, resource }) : this.q.changesAfter.all({ after, limit });
     return rows.map((r) => {
       const transformer = this.transformerFor(r.resource);
       return {
@@ -468,9 +539,9 @@ export class SqliteStorage implements ServingStorage {
    * and the database's size in pages, free pages included (what the file takes on disk once checkpointed).
    */
   lead(_name: string, callbacks: LeaderCallbacks): Leadership {
-    // One process owns the file: it is the only candidate, so it leads from the start.
-    let held = true;
-    callbacks.acquired();
+    // One process owns the file and names the one connection that leads, from the start.
+    let held = this.leader;
+    if (held) callbacks.acquired();
     return {
       get held() {
         return held;
@@ -492,6 +563,8 @@ export class SqliteStorage implements ServingStorage {
 
   async close(): Promise<void> {
     if (this.queue.length > 0) this.flush();
+    this.closed = true;
+    this.commits?.close();
     this.sqlite.close();
   }
 }
