@@ -1,3 +1,4 @@
+import Database from "better-sqlite3";
 import { build } from "esbuild";
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -238,6 +239,29 @@ describe("SqliteStorage across threads of one process", () => {
     } finally {
       await main.close();
       worker.remove();
+      db.remove();
+    }
+  });
+
+  it("waits for a write lock another connection holds without stopping this thread's event loop", async () => {
+    const db = tempDatabase();
+    const storage = new SqliteStorage({ path: db.path });
+    const other = new Database(db.path);
+    try {
+      other.exec("BEGIN IMMEDIATE");
+      let settled = false;
+      const created = storage.create({ resource: "core/configmaps", namespace: "a", name: "b" }, { metadata: {} });
+      void created.then(() => (settled = true));
+      // Timers still fire while the write waits: SQLite's busy wait would have held the thread for seconds.
+      const before = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(Date.now() - before).toBeLessThan(1_000);
+      expect(settled).toBe(false);
+      other.exec("COMMIT");
+      expect((await created).revision).toBe(1);
+    } finally {
+      other.close();
+      await storage.close();
       db.remove();
     }
   });

@@ -58,6 +58,12 @@ const SCAN_BATCH = 1000;
 /** Changes read per query while catching up with other threads' commits. */
 const FOLLOW_BATCH = 1000;
 
+/** How long a statement waits for another connection's lock before SQLITE_BUSY (a group commit does not wait). */
+const BUSY_TIMEOUT_MS = 5000;
+
+/** Tries of a contended group commit on the next turn of the event loop before it retries every millisecond. */
+const IMMEDIATE_RETRIES = 10;
+
 function migrationsFolder(): string {
   // Beside the bundle when one ships them (the @orch/control-plane package); otherwise resolved through
   // the package, which works from source and from this repository's bundled apps alike.
@@ -100,6 +106,7 @@ interface GroupCommit {
 }
 
 const isUniqueViolation = (e: unknown): boolean => e instanceof Error && (e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE";
+const isBusy = (e: unknown): boolean => e instanceof Error && (e as { code?: string }).code === "SQLITE_BUSY";
 
 /**
  * The Storage contract on an SQLite file. One process owns the file; several threads of it may each open
@@ -116,6 +123,10 @@ export class SqliteStorage implements ServingStorage {
   private readonly commits: BroadcastChannel | undefined;
   private readonly leader: boolean;
   private closed = false;
+  /** Group commits in a row that found the write lock taken by another connection. */
+  private contended = 0;
+  /** Sets how long the next statement waits for a lock: not at all (a group commit), or the usual time. */
+  private readonly lockWait: { none: Database.Statement; usual: Database.Statement };
   /** Writes waiting for the next group commit. */
   private queue: QueuedWrite[] = [];
   /** Runs one write inside the current transaction as a savepoint. */
@@ -137,7 +148,11 @@ export class SqliteStorage implements ServingStorage {
     this.sqlite.pragma("journal_mode = WAL");
     // NORMAL in WAL mode survives a process crash; only an OS crash may lose the last commits.
     this.sqlite.pragma("synchronous = NORMAL");
-    this.sqlite.pragma("busy_timeout = 5000");
+    this.sqlite.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    this.lockWait = {
+      none: this.sqlite.prepare("PRAGMA busy_timeout = 0"),
+      usual: this.sqlite.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`),
+    };
     this.db = drizzle(this.sqlite);
     this.inSavepoint = this.sqlite.transaction((run: (revision: number) => Change, revision: number) => run(revision));
     this.commitGroup = this.sqlite.transaction((group: QueuedWrite[]) => this.writeGroup(group));
@@ -313,14 +328,31 @@ export class SqliteStorage implements ServingStorage {
     return { first, earlier, outcomes };
   }
 
-  private flush(): void {
+  /**
+   * Commits the queued writes as one group. The write lock is taken without waiting: better-sqlite3 is
+   * synchronous, and SQLite's busy wait would stop this thread's event loop while another thread commits.
+   * Contended, the group waits for a later turn instead (`wait` only at close).
+   */
+  private flush(wait = false): void {
     if (this.queue.length === 0) return; // already flushed by close()
     const group = this.queue;
     this.queue = [];
     let committed: GroupCommit;
     try {
-      committed = this.commitGroup.immediate(group);
+      if (!wait) this.lockWait.none.get();
+      try {
+        committed = this.commitGroup.immediate(group);
+      } finally {
+        if (!wait) this.lockWait.usual.get();
+      }
     } catch (error) {
+      if (isBusy(error) && !wait) {
+        // Another thread holds the write lock for the moment: nothing of the group was written.
+        this.queue = group.concat(this.queue);
+        if (this.contended++ < IMMEDIATE_RETRIES) setImmediate(() => this.flush());
+        else setTimeout(() => this.flush(), 1);
+        return;
+      }
       // The commit itself failed: nothing of the group was written.
       for (const write of group) {
         write.restore();
@@ -328,6 +360,7 @@ export class SqliteStorage implements ServingStorage {
       }
       return;
     }
+    this.contended = 0;
     const { first, earlier, outcomes } = committed;
     this.delivery.deliver(earlier);
     if (this.delivery.revision < first) {
@@ -562,7 +595,7 @@ export class SqliteStorage implements ServingStorage {
   }
 
   async close(): Promise<void> {
-    if (this.queue.length > 0) this.flush();
+    if (this.queue.length > 0) this.flush(true);
     this.closed = true;
     this.commits?.close();
     this.sqlite.close();
