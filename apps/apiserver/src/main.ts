@@ -1,9 +1,10 @@
 // The apiserver process. The server runs on a thread of its own whose stack is large enough for what
 // it accepts: request bodies may nest 10,000 levels deep, as in Kubernetes, and decoding, validating,
 // patching and serializing such an object recurses about that deep, further than a default stack
-// (about 1 MiB) allows. This thread only relays signals and supervision to it.
+// (about 1 MiB) allows. This thread only starts the serving threads and relays signals and supervision to them.
 import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
+import type { ServingThread } from "./serving-thread.js";
 
 /** Room for every recursive step over a 10,000-level object, with a wide margin (see docs/limits.md). */
 const STACK_MB = 64;
@@ -24,19 +25,54 @@ process.umask(0o077);
 // (docs/benchmarks.md). V8 reads it when the server thread's heap is made: set before the thread starts.
 setFlagsFromString("--heap-growing-percent=50");
 
-const worker = new Worker(new URL("./worker.mjs", import.meta.url), {
-  argv: process.argv.slice(2),
-  resourceLimits: { stackSizeMb: STACK_MB, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-});
+/**
+ * ORCH_APISERVER_THREADS: how many threads serve requests (default 1). Each is a whole apiserver on the
+ * same port and database, as replicas are (docs/architecture.md#serving-threads): the first listens,
+ * writes the kubeconfigs and runs the cluster's singletons; the others open its listening socket once
+ * they are ready, and the kernel hands each new connection to one of them.
+ */
+function threadCount(): number {
+  const value = process.env.ORCH_APISERVER_THREADS || "1";
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`ORCH_APISERVER_THREADS must be a positive integer, not ${JSON.stringify(value)}`);
+  return n;
+}
+const threads = threadCount();
+
+const workers: Worker[] = [];
+let stopping = false;
 // The logger (pino) is loaded only to report a failure: at every start it would hold back the server's thread.
 let reported: Promise<void> = Promise.resolve();
-worker.on("error", (e) => {
-  process.exitCode = 1;
-  reported = import("@orch/log").then(({ createLogger }) => createLogger("apiserver").error("failed", e));
-});
-worker.on("exit", (code) => void reported.then(() => process.exit(process.exitCode ?? code)));
+function start(thread: ServingThread): Worker {
+  const worker = new Worker(new URL("./worker.mjs", import.meta.url), {
+    argv: process.argv.slice(2),
+    workerData: thread,
+    resourceLimits: { stackSizeMb: STACK_MB, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+  });
+  worker.on("error", (e) => {
+    process.exitCode = 1;
+    reported = import("@orch/log").then(({ createLogger }) => createLogger("apiserver").error("failed", e));
+  });
+  worker.on("exit", (code) => {
+    workers.splice(workers.indexOf(worker), 1);
+    // One thread ending unasked ends the process (its supervisor restarts it); asked to stop, the last one does.
+    if (!stopping || workers.length === 0) void reported.then(() => process.exit(process.exitCode ?? code));
+  });
+  workers.push(worker);
+  return worker;
+}
 
-const stop = () => worker.postMessage("stop");
+const first = start({ index: 0, threads });
+// The first thread reports its listening socket once it serves; the others share it.
+first.once("message", (listening: ServingThread["listening"]) => {
+  if (stopping) return;
+  for (let index = 1; index < threads; index++) start({ index, threads, listening });
+});
+
+const stop = () => {
+  stopping = true;
+  for (const worker of workers) worker.postMessage("stop");
+};
 process.on("SIGINT", stop);
 process.on("SIGTERM", stop);
 // Under the launcher, stdin is a pipe from it: when it closes, the launcher is gone and so are we.

@@ -15,7 +15,7 @@ import {
   VALIDATING_ADMISSION_POLICIES,
 } from "@orch/registry";
 import { type Logger, createLogger } from "@orch/log";
-import { ApiserverMetrics } from "@orch/metrics";
+import { ApiserverMetrics, type ThreadFigures } from "@orch/metrics";
 import { ensureDefaultEncryptionConfiguration, loadEncryptionConfiguration } from "@orch/encryption-at-rest";
 import { KeyExistsError, type Storage } from "@orch/storage";
 import { ensureKeySet } from "@orch/tokens";
@@ -50,6 +50,7 @@ import { REQUEST_TIMEOUT_MS, createApp } from "./http/app.js";
 import { auditorFromConfig } from "./http/audit.js";
 import { storageMetrics } from "./http/metrics.js";
 import { openStorage } from "./storage-engine.js";
+import { FiguresAcrossThreads, ONLY_THREAD, type ServingThread } from "./serving-thread.js";
 import { JWKS_PATH } from "./authn/oidc.js";
 import { CustomResourceServing } from "./custom-resources.js";
 import { AdmissionChain } from "./admission/admission-chain.js";
@@ -78,6 +79,8 @@ export interface RunningApiserver {
   port: number;
   kubeconfigPath: string;
   registry: KindRegistry;
+  /** The listening socket, which the process's other serving threads share. */
+  listening: { fd: number; port: number };
   close(): Promise<void>;
 }
 
@@ -118,7 +121,15 @@ async function writeAtomically(path: string, content: string): Promise<void> {
   await rename(temporary, path);
 }
 
-export async function startApiserver(config: ApiserverConfig, log: Logger = createLogger("apiserver")): Promise<RunningApiserver> {
+export async function startApiserver(
+  config: ApiserverConfig,
+  log: Logger = createLogger("apiserver"),
+  thread: ServingThread = ONLY_THREAD,
+): Promise<RunningApiserver> {
+  // Rotating one file from several threads would lose lines: each thread would rename it under the others.
+  if (thread.threads > 1 && config.audit?.logPath && config.audit.logPath !== "-") {
+    throw new Error("an audit log file needs ORCH_APISERVER_THREADS=1 (several threads can write the audit log to standard output, `-`)");
+  }
   // The data directory holds the database, keys and credentials: the owner's alone, whoever created it.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await chmod(config.dataDir, 0o700);
@@ -140,7 +151,7 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   ]);
   // Secrets are encrypted at rest: with the configured file, else with one written here on first start.
   const encryption = config.encryptionProviderConfig ?? (await ensureDefaultEncryptionConfiguration(config.dataDir));
-  const storage = await openStorage(config, await loadEncryptionConfiguration(encryption), log);
+  const storage = await openStorage(config, await loadEncryptionConfiguration(encryption), log, thread.index === 0);
   const hub = await WatchHub.create(storage);
   const namespaces = await NamespacePhases.create(storage);
 
@@ -168,18 +179,21 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
       keepAliveTimeout: IDLE_TIMEOUT_MS,
     },
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
-    server.listen(config.port, config.bind);
-  });
+  const listen = (where: { fd: number } | { port: number; host: string }) =>
+    new Promise<void>((resolve, reject) => {
+      server.once("listening", resolve);
+      server.once("error", reject);
+      server.listen(where);
+    });
+  // A thread beside the first serves on the first's socket, and only once it is ready: the port is known.
+  if (!thread.listening) await listen({ port: config.port, host: config.bind });
   // Node 20's HTTP server hands a TLS connection's bytes straight to its parser and, while the previous
   // response is still draining, pauses the parser; but TLS keeps delivering records it has already
   // decrypted, the paused parser fails with HPE_PAUSED and the connection is dropped mid-request (about
   // one in ten kept-alive 20 KB POSTs). A `data` listener makes the server read through the socket
   // stream instead, whose pause does stop delivery.
   server.on("secureConnection", (socket: TLSSocket) => socket.on("data", () => undefined));
-  const port = (server.address() as AddressInfo).port;
+  const port = thread.listening?.port ?? (server.address() as AddressInfo).port;
   const host = config.bind === "0.0.0.0" || config.bind === "::" ? "127.0.0.1" : config.bind;
   const ownUrl = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
   // What clients use: this replica's own address, or the load balancer in front of every replica.
@@ -211,7 +225,12 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   await ensureSystemNamespaces(storage, config.profile);
   await ensureBuiltinObjects({ storage, hub }, config.profile);
   // Custom kinds are registered before the components that index every kind's objects start.
-  const metrics = new ApiserverMetrics({ storage: () => storageMetrics(storage, registry) });
+  const otherThreads =
+    thread.threads > 1 ? new FiguresAcrossThreads<ThreadFigures>(thread, config.dataDir, () => metrics.figures()) : undefined;
+  const metrics: ApiserverMetrics = new ApiserverMetrics({
+    storage: () => storageMetrics(storage, registry),
+    ...(otherThreads ? { otherThreads: () => otherThreads.others() } : {}),
+  });
   const customResources = await CustomResourceServing.start(storage, registry, config.profile, log.child("custom-resources"), {
     cluster,
     observe: (o) => metrics.conversionWebhook(o),
@@ -414,14 +433,18 @@ export async function startApiserver(config: ApiserverConfig, log: Logger = crea
   const kubeconfigPath = join(config.dataDir, "kubeconfig");
   await writeAtomically(kubeconfigPath, kubeconfig(url, pki));
   ready = true;
+  if (thread.listening) await listen({ fd: thread.listening.fd });
 
   return {
     url: ownUrl,
     port,
     kubeconfigPath,
     registry,
+    // Node keeps the socket's descriptor on the server's handle; another thread listens on it by number.
+    listening: { fd: (server as unknown as { _handle: { fd: number } })._handle.fd, port },
     async close() {
       ready = false;
+      otherThreads?.close();
       clearInterval(compactor);
       await leadership.release();
       await transition;

@@ -5,9 +5,10 @@ import { createLogger } from "@orch/log";
 import { addSigningKey } from "@orch/tokens";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { configFromEnv } from "./config.js";
 import { startApiserver } from "./server.js";
+import { ONLY_THREAD, type ServingThread } from "./serving-thread.js";
 
 async function run(): Promise<void> {
   // `rotate-service-account-key`: a new signing key beside the old ones, used from the next start on.
@@ -20,8 +21,15 @@ async function run(): Promise<void> {
 
   const log = createLogger("apiserver");
   const started = Date.now();
-  const apiserver = await startApiserver(configFromEnv(), log);
-  log.info(`serving on ${apiserver.url}`, { readyMs: Date.now() - started, kubeconfig: apiserver.kubeconfigPath });
+  const thread = (workerData as ServingThread | undefined) ?? ONLY_THREAD;
+  const apiserver = await startApiserver(configFromEnv(), log, thread);
+  log.info(`serving on ${apiserver.url}`, {
+    readyMs: Date.now() - started,
+    kubeconfig: apiserver.kubeconfigPath,
+    ...(thread.threads > 1 ? { thread: thread.index } : {}),
+  });
+  // The other serving threads start now, on this one's socket.
+  if (thread.index === 0 && thread.threads > 1) parentPort?.postMessage(apiserver.listening);
 
   let stopping = false;
   parentPort?.on("message", (message) => {

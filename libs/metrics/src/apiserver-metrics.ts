@@ -2,7 +2,16 @@
 // pkg/endpoints/metrics and pkg/storage/etcd3/metrics), process metrics, and orch's own for the event
 // relay. The HTTP layer records requests through the methods here; storage and relay figures are read
 // at scrape time from the sources the apiserver hands in, so neither depends on this package.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import {
+  AggregatorRegistry,
+  Counter,
+  Gauge,
+  Histogram,
+  type MetricObjectWithValues,
+  type MetricValue,
+  Registry,
+  collectDefaultMetrics,
+} from "prom-client";
 import { type CounterSeries, type HistogramSeries, KeyedCounter, KeyedHistogram } from "./request-series.js";
 import { type RequestFacts, type RequestKind, type RequestLabels, dryRunLabel, reportedVerb, scopeOf } from "./labels.js";
 import { PeakCount } from "./peak.js";
@@ -54,8 +63,16 @@ export interface RelayStats {
   connected: boolean;
 }
 
+/** One thread's figures, as prom-client gives them (`Registry.getMetricsAsJSON`). */
+export type ThreadFigures = MetricObjectWithValues<MetricValue<string>>[];
+
 export interface MetricSources {
   storage?: () => Promise<StorageStats>;
+  /**
+   * The other threads serving requests in this process, when there are any: their figures are added to
+   * this thread's, so that whichever thread a scrape reaches reports the whole process.
+   */
+  otherThreads?: () => Promise<ThreadFigures[]>;
   /** Only when the apiserver relays events (NATS configured): without it the relay metrics are absent. See also `reportRelay`. */
   relay?: () => Promise<RelayStats>;
   /** For the relay's lag in seconds; Date.now by default. */
@@ -176,6 +193,12 @@ export class ApiserverMetrics {
       labelNames: ["storage_cluster_id"],
       registers,
     });
+    // 1 in each thread's registry: summed over the threads that answered, it says whether a scrape saw them all.
+    new Gauge({
+      name: "orch_apiserver_serving_threads",
+      help: "Threads of this apiserver process that serve requests and whose figures this exposition includes (ORCH_APISERVER_THREADS when all answered).",
+      registers,
+    }).set(1);
     if (sources.relay) this.reportRelay(sources.relay);
     // Process figures are the whole process's (CPU, resident memory, file descriptors, start time) even
     // though the apiserver runs on a worker thread; heap, event loop lag and GC are that thread's own.
@@ -287,10 +310,24 @@ export class ApiserverMetrics {
 
   /** The exposition in Prometheus' text format, with storage and relay figures read now. */
   async expose(): Promise<string> {
+    if (!this.sources.otherThreads) {
+      await this.refresh();
+      return this.registry.metrics();
+    }
+    const [own, others] = await Promise.all([this.figures(), this.sources.otherThreads()]);
+    return addThreads([own, ...others]).metrics();
+  }
+
+  /** This thread's figures, storage and relay read now: what it gives a scrape another thread answers. */
+  async figures(): Promise<ThreadFigures> {
+    await this.refresh();
+    return this.registry.getMetricsAsJSON();
+  }
+
+  private async refresh(): Promise<void> {
     const [storage, relay] = await Promise.all([this.sources.storage?.(), this.relaySource?.()]);
     if (storage) this.setStorage(storage);
     if (relay) this.setRelay(relay);
-    return this.registry.metrics();
   }
 
   private setStorage(stats: StorageStats): void {
@@ -316,4 +353,24 @@ export class ApiserverMetrics {
     relay.connected.set(stats.connected ? 1 : 0);
     relay.last = stats;
   }
+}
+
+/**
+ * Figures that are the process's or the database's, the same whichever thread reads them: reported once,
+ * not summed over threads (prom-client's cluster aggregation, made for processes, would sum or omit them).
+ */
+const SAME_IN_EVERY_THREAD = /^(process_|nodejs_version_info$|apiserver_storage_|apiserver_resource_objects$)/;
+
+/**
+ * The process's figures from each serving thread's, the answering thread's first: requests, watches,
+ * heaps and collections summed, process and storage figures as the answering thread read them, event
+ * loop figures as prom-client combines them.
+ */
+function addThreads(threads: ThreadFigures[]): Registry {
+  for (const figures of threads) {
+    for (const metric of figures) {
+      if (SAME_IN_EVERY_THREAD.test(metric.name)) metric.aggregator = "first";
+    }
+  }
+  return AggregatorRegistry.aggregate(threads);
 }

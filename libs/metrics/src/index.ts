@@ -9,6 +9,7 @@ export {
   type RequestSeries,
   type StorageStats,
   type StoredObjectCount,
+  type ThreadFigures,
 } from "./apiserver-metrics.js";
 export {
   type RequestFacts,
