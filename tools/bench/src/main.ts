@@ -121,6 +121,20 @@ async function createMany(p: ReturnType<typeof pool>, namespace: string, prefix:
   );
 }
 
+/** Gets of the ServiceAccounts `createMany` made as `sa-<i>`, spread over them. */
+function getMany(p: ReturnType<typeof pool>, count: number, created: number): Promise<LoadResult> {
+  return runLoad(
+    count,
+    CONCURRENCY,
+    async (i) => {
+      const r = await p.request({ path: `/api/v1/namespaces/default/serviceaccounts/sa-${(i * 7919) % created}`, method: "GET" });
+      await r.body.dump();
+      return r.statusCode;
+    },
+    200,
+  );
+}
+
 async function watchLatency(api: Apiserver, p: ReturnType<typeof pool>): Promise<{ p50: number; p99: number }> {
   await createNamespace(p, "watched");
   const sent = new Map<string, number>();
@@ -331,6 +345,36 @@ function admissionRows(a: AdmissionFigures): Row[] {
   ];
 }
 
+/** Creates, gets and the mixed workload again on an apiserver serving from two threads (ORCH_APISERVER_THREADS=2). */
+async function twoThreads(): Promise<{ creates: LoadResult; gets: LoadResult; mixed: MixedResult }> {
+  const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-threads-"));
+  const api = await startApiserver(dataDir, { ORCH_APISERVER_THREADS: "2" });
+  try {
+    // The second thread serves a moment after the first wrote the kubeconfig: connections opened before
+    // would all be the first's.
+    const probe = pool(api.origin, api.tls, 1);
+    for (;;) {
+      const r = await probe.request({ path: "/metrics", method: "GET" });
+      if (/^orch_apiserver_serving_threads 2$/m.test(await r.body.text())) break;
+      await sleep(50);
+    }
+    await probe.close();
+    const p = pool(api.origin, api.tls, CONCURRENCY);
+    await createMany(p, "default", "warm", 1000);
+    const creates = await createMany(p, "default", "sa", N.creates);
+    const gets = await getMany(p, N.gets, N.creates);
+    await p.close();
+    const p64 = pool(api.origin, api.tls, 64);
+    await prepareMixed(p64, "mixed");
+    const mixed = await mixedWorkload(p64, "mixed", N.mixed);
+    await p64.close();
+    return { creates, gets, mixed };
+  } finally {
+    await api.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
 /** The conversion webhook figures (conversion.ts) on an apiserver of their own. */
 async function conversion(): Promise<ConversionFigures> {
   const dataDir = await mkdtemp(join(tmpdir(), "orch-bench-conversion-"));
@@ -357,6 +401,7 @@ function conversionRows(c: ConversionFigures): Row[] {
 }
 
 const rate = (r: LoadResult) => `${fmt(r.perSecond, 0)} (p50 ${fmt(r.p50)} ms, p99 ${fmt(r.p99)} ms)`;
+const percentOf = (r: LoadResult, baseline: LoadResult) => fmt((100 * r.perSecond) / baseline.perSecond, 0);
 
 /**
  * Every figure; with `apiOnly` (`npm run bench -- --api`) only the apiserver's own (issue 18's: creates,
@@ -370,16 +415,7 @@ async function main(apiOnly = false): Promise<void> {
 
   await createMany(p, "default", "warm", 1000);
   const creates = await createMany(p, "default", "sa", N.creates);
-  const gets = await runLoad(
-    N.gets,
-    CONCURRENCY,
-    async (i) => {
-      const r = await p.request({ path: `/api/v1/namespaces/default/serviceaccounts/sa-${(i * 7919) % N.creates}`, method: "GET" });
-      await r.body.dump();
-      return r.statusCode;
-    },
-    200,
-  );
+  const gets = await getMany(p, N.gets, N.creates);
 
   await createNamespace(p, "listed");
   await createMany(p, "listed", "l", N.list);
@@ -410,6 +446,7 @@ async function main(apiOnly = false): Promise<void> {
   // After a restart: the memory a server holding that many objects needs to serve them.
   const rssRestarted = await restartApiserver(dataDir);
   await rm(dataDir, { recursive: true, force: true });
+  const threads = await twoThreads();
 
   const events = await unlessApiOnly(natsFigures);
   const starts = await unlessApiOnly(startFigures);
@@ -421,15 +458,15 @@ async function main(apiOnly = false): Promise<void> {
   const pods = await unlessApiOnly(() => podFigures(root, N.podNodes, N.podReplicas));
 
   const rows: Row[] = [
-    ["creates/s (32 clients)", `${fmt(creates.perSecond, 0)} (p50 ${fmt(creates.p50)} ms, p99 ${fmt(creates.p99)} ms)`, "≥ 3,000"],
-    ["gets/s (32 clients)", `${fmt(gets.perSecond, 0)} (p50 ${fmt(gets.p50)} ms, p99 ${fmt(gets.p99)} ms)`, "≥ 10,000"],
+    ["creates/s (32 clients)", rate(creates), "≥ 70 % of the baseline's"],
+    ["gets/s (32 clients)", rate(gets), "≥ 60 % of the baseline's"],
     listRow(list),
-    ["create request → watch event", `p50 ${fmt(watch.p50)} ms, p99 ${fmt(watch.p99)} ms`, "p99 ≤ 10 ms"],
+    ["create request → watch event", `p50 ${fmt(watch.p50)} ms, p99 ${fmt(watch.p99)} ms`, "p99 ≤ 5 ms"],
     ...[fanout, fanoutBusy].map(
       (f): Row => [
         `create request → watch event at each of ${f.watchers.toLocaleString("en")} HTTP watchers, ${f.events} creates at ${f.rate}/s`,
         `p50 ${fmt(f.p50)} ms, p99 ${fmt(f.p99)} ms (${f.deliveries.toLocaleString("en")} of ${(f.watchers * f.events).toLocaleString("en")} deliveries)`,
-        f === fanout ? "p99 ≤ 100 ms" : "",
+        f === fanoutBusy ? "p99 ≤ 100 ms" : "",
       ],
     ),
     ...(events ? natsRows(events) : []),
@@ -483,15 +520,18 @@ async function main(apiOnly = false): Promise<void> {
     ...(adm ? admissionRows(adm) : []),
     ...(conv ? conversionRows(conv) : []),
     ...(pods ? podRows(pods) : []),
+    ["creates/s (32 clients), 2 serving threads (ORCH_APISERVER_THREADS=2)", rate(threads.creates), ""],
+    ["gets/s (32 clients), 2 serving threads", rate(threads.gets), ""],
+    [`mixed, 64 clients, 2 serving threads`, mixedRow(threads.mixed), ""],
     [
       "baseline (Hono + better-sqlite3) creates/s",
-      `${fmt(base.creates.perSecond, 0)} (p99 ${fmt(base.creates.p99)} ms); orch = ${fmt((100 * creates.perSecond) / base.creates.perSecond, 0)} %`,
-      "",
+      `${fmt(base.creates.perSecond, 0)} (p99 ${fmt(base.creates.p99)} ms); orch = ${percentOf(creates, base.creates)} %, with 2 threads ${percentOf(threads.creates, base.creates)} %`,
+      "orch ≥ 70 %",
     ],
     [
       "baseline (Hono + better-sqlite3) gets/s",
-      `${fmt(base.gets.perSecond, 0)} (p99 ${fmt(base.gets.p99)} ms); orch = ${fmt((100 * gets.perSecond) / base.gets.perSecond, 0)} %`,
-      "",
+      `${fmt(base.gets.perSecond, 0)} (p99 ${fmt(base.gets.p99)} ms); orch = ${percentOf(gets, base.gets)} %, with 2 threads ${percentOf(threads.gets, base.gets)} %`,
+      "orch ≥ 60 %",
     ],
   ];
   console.log(`\nMachine: ${machine}${quick ? " (quick run)" : ""}\n`);
@@ -511,6 +551,9 @@ async function main(apiOnly = false): Promise<void> {
     authz?.denied,
     mixed,
     mixedFull,
+    threads.creates,
+    threads.gets,
+    threads.mixed,
     slow?.alone,
     slow?.besideSlow,
     base.creates,
