@@ -214,9 +214,9 @@ export interface Storage {
   /** Committed changes with revision > `after`, oldest first, at most `limit`. CompactedError if `after` is too old. */
   changes(after: number, limit: number, resource?: string): Promise<Change[]>;
   /**
-   * Called synchronously after each commit, in revision order, each revision once: this process's before
-   * its write resolves, and on a database shared by several processes (PostgreSQL) also the others', as
-   * soon as this one has read them from the log.
+   * Called synchronously after each commit, in revision order, each revision once: this writer's before
+   * its write resolves, and on a database shared by several writers (PostgreSQL replicas, an apiserver's
+   * threads on one SQLite file) also the others', as soon as this one has read them from the log.
    */
   onCommit(listener: (change: Change) => void): () => void;
   /** A random number fixed when the database was created: revisions are unique only together with it. */
@@ -256,7 +256,8 @@ export interface ServingStorage extends Storage {
   /**
    * Competes for the lock `name` among the processes sharing this storage, for what must run once per
    * cluster (the apiserver's own controllers, the event relay): at most one process holds it at a time,
-   * and another takes it over when the holder dies. SQLite has one process: it holds the lock at once.
+   * and another takes it over when the holder dies. SQLite has one process, which names the one connection
+   * that leads (`SqliteOptions.leader`): that one holds the lock at once.
    */
   lead(name: string, callbacks: LeaderCallbacks): Leadership;
 }

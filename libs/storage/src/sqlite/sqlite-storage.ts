@@ -46,8 +46,8 @@ export interface SqliteOptions {
   /** How each resource's values are stored (encryption at rest); default: plain JSON text for all. */
   transformers?: ValueTransformers;
   /**
-   * Whether this connection competes for the cluster's singletons (`lead`); default true. An apiserver
-   * serving from several threads opens the file once per thread, and only its first thread leads.
+   * Whether this connection runs the cluster's singletons (`lead` holds the lock at once); default true.
+   * An apiserver serving from several threads opens the file once per thread, and only its first leads.
    */
   leader?: boolean;
 }
