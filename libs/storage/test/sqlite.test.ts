@@ -215,6 +215,11 @@ describe("SqliteStorage across threads of one process", () => {
         { length: threads },
         () => new Worker(worker.file, { workerData: { path: db.path, increments, through } }),
       );
+      // Each thread opens the file and says so before any starts writing, so that each must hear all of them.
+      const ready = workers.map((w) => new Promise((resolve) => w.once("message", resolve)));
+      // Listened for now: a thread that reports first may be gone before the others report.
+      const exits = workers.map((w) => new Promise((resolve) => w.once("exit", resolve)));
+      await Promise.all(ready);
       const reports = workers.map(
         (w) =>
           new Promise<{ revisions: number[]; heard: number[]; conflicts: number }>((resolve, reject) => {
@@ -222,11 +227,9 @@ describe("SqliteStorage across threads of one process", () => {
             w.once("error", reject);
           }),
       );
-      // Each thread opens the file before any starts writing, so that each must hear all of them.
-      await new Promise((resolve) => setTimeout(resolve, 500));
       for (const w of workers) w.postMessage("go");
       const results = await Promise.all(reports);
-      await Promise.all(workers.map((w) => new Promise((resolve) => w.once("exit", resolve))));
+      await Promise.all(exits);
 
       const everyRevision = Array.from({ length: through - 1 }, (_, i) => i + 2);
       // No lost update and every revision given once, though the threads did collide.
@@ -235,7 +238,7 @@ describe("SqliteStorage across threads of one process", () => {
       expect(results.reduce((n, r) => n + r.conflicts, 0)).toBeGreaterThan(0);
       // Each thread's listener heard all of them, in order, each once; so did this thread's, which wrote none.
       for (const r of results) expect(r.heard).toEqual(everyRevision);
-      await vi.waitFor(() => expect(heardHere).toEqual([1, ...everyRevision]));
+      await vi.waitFor(() => expect(heardHere).toEqual([1, ...everyRevision]), { timeout: 10_000 });
     } finally {
       await main.close();
       worker.remove();

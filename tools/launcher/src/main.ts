@@ -103,6 +103,10 @@ async function main(): Promise<void> {
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   await chmod(dataDir, 0o700);
   const env: NodeJS.ProcessEnv = { ...process.env, ORCH_DATA_DIR: dataDir };
+  // ORCH_CPU_PROFILE_DIR: every Node process of the control plane writes a V8 CPU profile there when it
+  // stops (one per thread), to find where a workload's time goes (docs/benchmarks.md).
+  const profileDir = process.env.ORCH_CPU_PROFILE_DIR ? resolve(process.env.ORCH_CPU_PROFILE_DIR) : undefined;
+  const profiling = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
   const children: Supervised[] = [];
   const stoppers: (() => Promise<void>)[] = [];
   let stopping = false;
@@ -167,7 +171,10 @@ async function main(): Promise<void> {
     ...(ownBus ? { ORCH_NATS_AUTHORIZATION_FILE: busAuthorizationFile } : {}),
   });
   if (!apiservers) {
-    const apiserver = new Supervised({ name: "apiserver", command: process.execPath, args: [apiserverBundle], env: apiserverEnv }, log);
+    const apiserver = new Supervised(
+      { name: "apiserver", command: process.execPath, args: [...profiling, apiserverBundle], env: apiserverEnv },
+      log,
+    );
     children.push(apiserver);
     apiserver.start();
     await waitFor(() => existsSync(kubeconfig), "the apiserver");
@@ -247,7 +254,7 @@ async function main(): Promise<void> {
     const count = NOT_REPLICATED.has(name) ? 1 : replicas;
     for (let replica = 1; replica <= count; replica++) {
       const child = new Supervised(
-        { name: count > 1 ? `${name}-${replica}` : name, command: process.execPath, args: [bundle], env: childEnv },
+        { name: count > 1 ? `${name}-${replica}` : name, command: process.execPath, args: [...profiling, bundle], env: childEnv },
         log,
       );
       children.push(child);

@@ -10,6 +10,7 @@ const heard: number[] = [];
 storage.onCommit((change) => heard.push(change.revision));
 const counter = { resource: "core/configmaps", namespace: "default", name: "counter" };
 
+parentPort!.postMessage("ready");
 await new Promise((resolve) => parentPort!.once("message", resolve));
 let conflicts = 0;
 const revisions: number[] = [];
