@@ -129,6 +129,23 @@ describe("EventRelay", () => {
     await r.stop();
   });
 
+  it("publishes a backlog larger than it keeps in memory from the log, then goes on from memory, missing nothing", async () => {
+    const server = await nats();
+    const s = storage();
+    const r = await relay(s, server.url);
+    await churn(s, 10);
+    await published(s);
+    await server.stop();
+    // More commits than the relay keeps (1,000): the oldest of the backlog are only in the log.
+    await churn(s, 1_500, 10);
+    await server.restart();
+    await published(s);
+    await churn(s, 40, 1_510);
+    await published(s);
+    await expectStreamMatchesLog(server.url, s);
+    await r.stop();
+  });
+
   it("stops promptly while NATS is down", async () => {
     const server = await nats();
     const s = storage();
