@@ -13,7 +13,16 @@ export interface ClientOptions {
   userAgent?: string;
   /** Socket inactivity limit of one request (not of a watch), default 60 s. */
   requestTimeoutMs?: number;
+  /** Connections its requests (not its watches) use at most, default 32; more wait for one. */
+  maxConnections?: number;
 }
+
+/**
+ * A client's connections for requests, as client-go's one HTTP/2 connection multiplexes them: a burst of
+ * 500 creates (a ReplicaSet's slow start) opened 500 TLS connections, a handshake each on both sides, and
+ * the agent closed all but 256 once idle, to open them again at the next burst.
+ */
+const MAX_CONNECTIONS = 32;
 
 export interface NamespaceOption {
   /** Required for namespaced resources unless the object carries `metadata.namespace`. */
@@ -97,7 +106,9 @@ const PATCH_TYPES = { merge: "application/merge-patch+json", json: "application/
 
 export class ApiClient {
   private readonly base: URL;
+  /** Requests share at most `maxConnections` kept-alive connections; each watch holds one of its own. */
   private readonly agent: HttpsAgent | HttpAgent;
+  private readonly watchAgent: HttpsAgent | HttpAgent;
   private readonly headers: Record<string, string>;
   private readonly request: typeof httpsRequest;
   private readonly timeoutMs: number;
@@ -108,15 +119,20 @@ export class ApiClient {
   ) {
     this.base = new URL(config.server);
     const tls = this.base.protocol === "https:";
-    this.agent = tls
-      ? new HttpsAgent({
-          keepAlive: true,
-          // Built once: given the PEMs instead, every new connection would parse the key and the CAs again.
-          secureContext: createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }),
-          rejectUnauthorized: config.insecureSkipTlsVerify !== true,
-          servername: config.tlsServerName,
-        })
-      : new HttpAgent({ keepAlive: true });
+    const agent = (maxSockets: number) =>
+      tls
+        ? new HttpsAgent({
+            keepAlive: true,
+            maxSockets,
+            secureContext,
+            rejectUnauthorized: config.insecureSkipTlsVerify !== true,
+            servername: config.tlsServerName,
+          })
+        : new HttpAgent({ keepAlive: true, maxSockets });
+    // Built once: given the PEMs instead, every new connection would parse the key and the CAs again.
+    const secureContext = tls ? createSecureContext({ ca: config.ca, cert: config.cert, key: config.key }) : undefined;
+    this.agent = agent(options.maxConnections ?? MAX_CONNECTIONS);
+    this.watchAgent = agent(Number.POSITIVE_INFINITY);
     this.request = tls ? httpsRequest : (httpRequest as unknown as typeof httpsRequest);
     this.headers = { Accept: "application/json", "User-Agent": options.userAgent ?? "orch-client" };
     if (config.token) this.headers.Authorization = `Bearer ${config.token}`;
@@ -286,9 +302,10 @@ export class ApiClient {
     }
   }
 
-  /** Closes idle connections; the client must not be used afterwards. */
+  /** Closes its connections; the client must not be used afterwards. */
   close(): void {
     this.agent.destroy();
+    this.watchAgent.destroy();
   }
 
   private put<T extends KubeObject>(ref: ResourceRef, obj: T, subresource: string | undefined, options: WriteOptions): Promise<T> {
@@ -335,7 +352,8 @@ export class ApiClient {
       headers["Content-Length"] = String(Buffer.byteLength(call.body));
     }
     return new Promise<IncomingMessage>((resolve, reject) => {
-      const req = this.request(url, { method: call.method, headers, agent: this.agent, signal: call.signal }, resolve);
+      const agent = call.streaming ? this.watchAgent : this.agent;
+      const req = this.request(url, { method: call.method, headers, agent, signal: call.signal }, resolve);
       req.on("error", (e: NodeJS.ErrnoException) => {
         // A kept-alive socket the server closed just as we reused it: the request never reached the
         // server, so sending it again is safe (the pattern Node's documentation gives for keepAlive).

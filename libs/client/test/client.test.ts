@@ -1,6 +1,7 @@
 // The typed client against a real apiserver process, authenticated with the kubeconfig it wrote.
 import { createCertificateRequest } from "@orch/pki";
 import { eventually } from "@orch/testing";
+import { readdirSync, readlinkSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import {
   ApiClient,
@@ -360,5 +361,45 @@ describe("delete", () => {
     await c.client.create(secrets, secret("g"), { namespace: ns });
     const gone = await c.client.delete(secrets, "g", { namespace: ns, gracePeriodSeconds: 0, propagationPolicy: "Background" });
     expect(["Status", "Secret"]).toContain((gone as Status | Secret).kind);
+  });
+});
+
+describe("connections", () => {
+  /** The apiserver process's open sockets: each connection a client keeps is one of them. */
+  const serverSockets = () =>
+    readdirSync(`/proc/${c.apiserver.pid}/fd`).filter((fd) => {
+      try {
+        return readlinkSync(`/proc/${c.apiserver.pid}/fd/${fd}`).startsWith("socket:");
+      } catch {
+        return false; // closed meanwhile
+      }
+    }).length;
+
+  it("sends a burst of requests over a few kept connections, while each watch holds its own", async () => {
+    const ns = await freshNamespace(c.client);
+    const client = ApiClient.fromKubeconfig(c.apiserver.kubeconfigPath, { maxConnections: 4 });
+    try {
+      const before = serverSockets();
+      // More watches than the requests' connections: they must not wait for one.
+      const start = await client.list<Secret>(secrets, { namespace: ns });
+      const from = { namespace: ns, resourceVersion: start.metadata.resourceVersion };
+      const watches = Array.from({ length: 6 }, () => client.watch<Secret>(secrets, from));
+      const created = await Promise.all(
+        Array.from({ length: 120 }, (_, i) => client.create(secrets, secret(`burst-${i}`), { namespace: ns })),
+      );
+      expect(created).toHaveLength(120);
+      // Each watch sees the burst.
+      for (const watch of watches) {
+        let seen = 0;
+        for await (const event of watch) if (event.type === "ADDED" && ++seen === 120) break;
+        expect(seen).toBe(120);
+      }
+      // The burst went over at most 4 connections (it would have opened one per request in flight), and
+      // the 6 watches had one each.
+      expect(serverSockets() - before).toBeLessThanOrEqual(4 + 6);
+      for (const watch of watches) watch.close();
+    } finally {
+      client.close();
+    }
   });
 });
