@@ -12,7 +12,8 @@
 //   keyOf(obj) → "ns/name" | "name";  splitKey(key) → { namespace, name };  revisionOf(obj) → number
 //
 //   class ApiClient                                   HTTPS keep-alive, the caller's own credentials
-//     new ApiClient(kubeconfig, { userAgent?, requestTimeoutMs? });  ApiClient.fromKubeconfig(path?, options?)
+//     new ApiClient(kubeconfig, { userAgent?, requestTimeoutMs?, maxConnections? (requests' connections, default 32;
+//                   each watch has its own) });  ApiClient.fromKubeconfig(path?, options?)
 //     get<T>(ref, name, { namespace? })
 //     list<T>(ref, { namespace?, labelSelector?, fieldSelector?, limit?, continue?, resourceVersion?, resourceVersionMatch? })
 //     listAll<T>(ref, same)                          every page (limit = page size), one revision
