@@ -195,7 +195,7 @@ async function main(): Promise<void> {
         {
           name: backend.name,
           command: process.execPath,
-          args: [apiserverBundle],
+          args: [...profiling, apiserverBundle],
           env: { ...apiserverEnv, ORCH_PORT: String(backend.port), ORCH_BIND: "127.0.0.1", ORCH_EXTERNAL_URL: apiservers.externalUrl },
         },
         log,
