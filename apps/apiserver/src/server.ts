@@ -130,6 +130,8 @@ export async function startApiserver(
   if (thread.threads > 1 && config.audit?.logPath && config.audit.logPath !== "-") {
     throw new Error("an audit log file needs ORCH_APISERVER_THREADS=1 (several threads can write the audit log to standard output, `-`)");
   }
+  // The first serving thread leads the SQLite file's singletons and writes the process's files.
+  const first = thread.index === 0;
   // The data directory holds the database, keys and credentials: the owner's alone, whoever created it.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await chmod(config.dataDir, 0o700);
@@ -151,7 +153,7 @@ export async function startApiserver(
   ]);
   // Secrets are encrypted at rest: with the configured file, else with one written here on first start.
   const encryption = config.encryptionProviderConfig ?? (await ensureDefaultEncryptionConfiguration(config.dataDir));
-  const storage = await openStorage(config, await loadEncryptionConfiguration(encryption), log, thread.index === 0);
+  const storage = await openStorage(config, await loadEncryptionConfiguration(encryption), log, first);
   const hub = await WatchHub.create(storage);
   const namespaces = await NamespacePhases.create(storage);
 
@@ -389,18 +391,21 @@ export async function startApiserver(
     acquired: () => switchSingletons(true),
     lost: () => switchSingletons(false),
   });
+  // The files the process gives its clients and its NATS server are the first thread's to write: the
+  // others would write the same text again, the bus's on every RBAC change.
   // Who may read which events on the bus, from RBAC; written before the apiserver reports ready, so
   // that the NATS server started next finds it.
-  const busAuthorization = config.busAuthorizationFile
-    ? new BusAuthorizationWriter(
-        storage,
-        authorizer.storageResources(),
-        authorizer,
-        config.busAuthorizationFile,
-        { publisher: { commonName: EVENT_RELAY_USER }, admin: ADMIN_IDENTITY },
-        log.child("bus-authorization"),
-      )
-    : undefined;
+  const busAuthorization =
+    first && config.busAuthorizationFile
+      ? new BusAuthorizationWriter(
+          storage,
+          authorizer.storageResources(),
+          authorizer,
+          config.busAuthorizationFile,
+          { publisher: { commonName: EVENT_RELAY_USER }, admin: ADMIN_IDENTITY },
+          log.child("bus-authorization"),
+        )
+      : undefined;
   await busAuthorization?.write();
   // A replica that does not publish reports nothing new: the leader's /metrics carries the relay's figures.
   if (config.bus) metrics.reportRelay(async () => relay?.progress());
@@ -414,24 +419,25 @@ export async function startApiserver(
   }, config.history.compactEveryMs);
   compactor.unref();
 
-  // Each controller app's own credentials, before the admin's kubeconfig says the apiserver is ready.
-  const controllersDir = join(config.dataDir, "controllers");
-  await mkdir(controllersDir, { recursive: true, mode: 0o700 });
-  // Side by side: each is two file operations on Node's thread pool.
-  await Promise.all([
-    ...[...controllerCredentials].map(([app, credential]) =>
-      writeAtomically(join(controllersDir, `${app}.kubeconfig`), kubeconfig(url, pki, controllerUser(app), credential)),
-    ),
-    // The node agents' bootstrap kubeconfig: enough to ask for their own certificates, nothing more.
-    writeAtomically(
-      join(controllersDir, "orchlet-bootstrap.kubeconfig"),
-      kubeconfig(url, pki, ORCHLET_BOOTSTRAP_IDENTITY.commonName, orchletBootstrap),
-    ),
-  ]);
-
-  // Written last, atomically: its presence means the apiserver is ready for clients.
   const kubeconfigPath = join(config.dataDir, "kubeconfig");
-  await writeAtomically(kubeconfigPath, kubeconfig(url, pki));
+  if (first) {
+    // Each controller app's own credentials, before the admin's kubeconfig says the apiserver is ready.
+    const controllersDir = join(config.dataDir, "controllers");
+    await mkdir(controllersDir, { recursive: true, mode: 0o700 });
+    // Side by side: each is two file operations on Node's thread pool.
+    await Promise.all([
+      ...[...controllerCredentials].map(([app, credential]) =>
+        writeAtomically(join(controllersDir, `${app}.kubeconfig`), kubeconfig(url, pki, controllerUser(app), credential)),
+      ),
+      // The node agents' bootstrap kubeconfig: enough to ask for their own certificates, nothing more.
+      writeAtomically(
+        join(controllersDir, "orchlet-bootstrap.kubeconfig"),
+        kubeconfig(url, pki, ORCHLET_BOOTSTRAP_IDENTITY.commonName, orchletBootstrap),
+      ),
+    ]);
+    // Written last, atomically: its presence means the apiserver is ready for clients.
+    await writeAtomically(kubeconfigPath, kubeconfig(url, pki));
+  }
   ready = true;
   if (thread.listening) await listen({ fd: thread.listening.fd });
 
