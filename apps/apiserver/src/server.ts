@@ -50,7 +50,7 @@ import { REQUEST_TIMEOUT_MS, createApp } from "./http/app.js";
 import { auditorFromConfig } from "./http/audit.js";
 import { storageMetrics } from "./http/metrics.js";
 import { openStorage } from "./storage-engine.js";
-import { FiguresAcrossThreads, ONLY_THREAD, type ServingThread } from "./serving-thread.js";
+import { FiguresAcrossThreads, ONLY_THREAD, type ServingThread, openAuditLogAcrossThreads } from "./serving-thread.js";
 import { JWKS_PATH } from "./authn/oidc.js";
 import { CustomResourceServing } from "./custom-resources.js";
 import { AdmissionChain } from "./admission/admission-chain.js";
@@ -126,17 +126,13 @@ export async function startApiserver(
   log: Logger = createLogger("apiserver"),
   thread: ServingThread = ONLY_THREAD,
 ): Promise<RunningApiserver> {
-  // Rotating one file from several threads would lose lines: each thread would rename it under the others.
-  if (thread.threads > 1 && config.audit?.logPath && config.audit.logPath !== "-") {
-    throw new Error("an audit log file needs ORCH_APISERVER_THREADS=1 (several threads can write the audit log to standard output, `-`)");
-  }
   // The first serving thread leads the SQLite file's singletons and writes the process's files.
   const first = thread.index === 0;
   // The data directory holds the database, keys and credentials: the owner's alone, whoever created it.
   await mkdir(config.dataDir, { recursive: true, mode: 0o700 });
   await chmod(config.dataDir, 0o700);
   // A broken audit policy refuses start-up before anything is opened.
-  const auditor = await auditorFromConfig(config.audit, log);
+  const auditor = await auditorFromConfig(config.audit, log, (options) => openAuditLogAcrossThreads(thread, config.dataDir, options));
   const external = config.externalUrl ? new URL(config.externalUrl) : undefined;
   const externalHost = external?.hostname.replace(/^\[(.*)\]$/, "$1");
   const hosts = [...new Set(["localhost", "127.0.0.1", config.bind, ...(externalHost ? [externalHost] : [])])].filter(
@@ -189,12 +185,18 @@ export async function startApiserver(
     });
   // A thread beside the first serves on the first's socket, and only once it is ready: the port is known.
   if (!thread.listening) await listen({ port: config.port, host: config.bind });
+  /** Open connections, so that stopping can wait until the requests on them have ended. */
+  const connections = new Set<TLSSocket>();
   // Node 20's HTTP server hands a TLS connection's bytes straight to its parser and, while the previous
   // response is still draining, pauses the parser; but TLS keeps delivering records it has already
   // decrypted, the paused parser fails with HPE_PAUSED and the connection is dropped mid-request (about
   // one in ten kept-alive 20 KB POSTs). A `data` listener makes the server read through the socket
   // stream instead, whose pause does stop delivery.
-  server.on("secureConnection", (socket: TLSSocket) => socket.on("data", () => undefined));
+  server.on("secureConnection", (socket: TLSSocket) => {
+    socket.on("data", () => undefined);
+    connections.add(socket);
+    socket.once("close", () => connections.delete(socket));
+  });
   const port = thread.listening?.port ?? (server.address() as AddressInfo).port;
   const host = config.bind === "0.0.0.0" || config.bind === "::" ? "127.0.0.1" : config.bind;
   const ownUrl = `https://${host.includes(":") ? `[${host}]` : host}:${port}`;
@@ -461,10 +463,15 @@ export async function startApiserver(
       hub.close();
       namespaces.close();
       kept.close();
+      const closing = [...connections].map((socket) => new Promise((resolve) => socket.once("close", resolve)));
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        for (const socket of connections) socket.destroy();
       });
+      // The server reports itself closed before its connections' sockets are: a request still open on
+      // one (a watch) ends, and is audited, only when its socket closes, a turn later.
+      await Promise.all(closing);
       await storage.close();
       await auditor?.close();
     },

@@ -1,3 +1,4 @@
+import { type AuditEvent, type AuditSink, type LogBackendOptions, openLogBackend } from "@orch/audit";
 import { BroadcastChannel } from "node:worker_threads";
 
 /** What main.ts tells each thread that serves requests (its `workerData`). */
@@ -65,4 +66,52 @@ export class FiguresAcrossThreads<F> {
   close(): void {
     this.channel.close();
   }
+}
+
+/** How long the first thread, stopping, waits for the others' last audit events. */
+const AUDIT_CLOSE_TIMEOUT_MS = 5_000;
+
+type AuditMessage = { event: AuditEvent } | { closed: number };
+
+/**
+ * The audit log of a process serving from several threads. A file is written by the first thread
+ * alone, which rotates and prunes it: the others hand it their events on a channel the process's
+ * serving threads share (several writers would each rename the file under the others at rotation).
+ * Stopping, each of the others says so after its last event, and the first closes the file once all
+ * have, so that no request's events are lost at shutdown. Standard output (`-`) each thread writes itself.
+ */
+export async function openAuditLogAcrossThreads(thread: ServingThread, dataDir: string, options: LogBackendOptions): Promise<AuditSink> {
+  if (options.path === "-" || thread.threads === 1) return openLogBackend(options);
+  const channel = new BroadcastChannel(`orch-apiserver-audit:${dataDir}`);
+  if (thread.index !== 0) {
+    return {
+      write: (event) => channel.postMessage({ event } satisfies AuditMessage),
+      close: async () => {
+        channel.postMessage({ closed: thread.index } satisfies AuditMessage);
+        channel.close();
+      },
+    };
+  }
+  const file = await openLogBackend(options);
+  const sending = new Set(Array.from({ length: thread.threads - 1 }, (_, i) => i + 1));
+  let allClosed!: () => void;
+  const closed = new Promise<void>((resolve) => (allClosed = resolve));
+  channel.onmessage = (message) => {
+    const data = (message as { data: AuditMessage }).data;
+    if ("event" in data) file.write(data.event);
+    else if (sending.delete(data.closed) && sending.size === 0) allClosed();
+  };
+  // Listening keeps nothing alive; stopping waits for the others explicitly.
+  channel.unref();
+  return {
+    write: (event) => file.write(event),
+    close: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      // A thread that died or never started its auditor says nothing: wait for it a while only.
+      await Promise.race([closed, new Promise((resolve) => (timer = setTimeout(resolve, AUDIT_CLOSE_TIMEOUT_MS)))]);
+      clearTimeout(timer);
+      channel.close();
+      await file.close();
+    },
+  };
 }

@@ -28,11 +28,16 @@ export class Auditor {
 export interface AuditSettings extends Omit<LogBackendOptions, "path"> {
   policyFile: string;
   logPath: string;
+  /**
+   * Opens where the events go; default the log backend itself. (A process serving from several threads
+   * gives its other threads a sink that hands their events to the thread writing the file.)
+   */
+  openSink?: (options: LogBackendOptions) => Promise<AuditSink>;
 }
 
 /** Loads the policy (a `PolicyError` if it is unusable) and opens the log. */
 export async function startAuditor(settings: AuditSettings): Promise<Auditor> {
   const policy = await loadPolicyFile(settings.policyFile);
-  const { policyFile: _policy, logPath, ...log } = settings;
-  return new Auditor(policy, await openLogBackend({ ...log, path: logPath }));
+  const { policyFile: _policy, logPath, openSink = openLogBackend, ...log } = settings;
+  return new Auditor(policy, await openSink({ ...log, path: logPath }));
 }

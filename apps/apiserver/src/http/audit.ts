@@ -5,6 +5,7 @@
 // - `audit` right after authentication, before impersonation and authorization: the policy sees the
 //   authenticated user, and the later filters add the impersonated user and the authorization decision.
 import {
+  type AuditSettings,
   type Auditor,
   type RequestAttributes,
   type RequestAudit,
@@ -37,11 +38,15 @@ type Filter = MiddlewareHandler<Env>;
  * policy) records nothing: said once at start-up, as a warning. An unusable policy or log file refuses
  * start-up.
  */
-export async function auditorFromConfig(config: AuditConfig | undefined, log: Logger): Promise<Auditor | undefined> {
+export async function auditorFromConfig(
+  config: AuditConfig | undefined,
+  log: Logger,
+  openSink?: AuditSettings["openSink"],
+): Promise<Auditor | undefined> {
   const { policyFile, logPath } = config ?? {};
   if (policyFile && logPath) {
     const auditLog = log.child("audit");
-    return startAuditor({ ...config, policyFile, logPath, onError: (message, error) => auditLog.error(message, error) });
+    return startAuditor({ ...config, policyFile, logPath, openSink, onError: (message, error) => auditLog.error(message, error) });
   }
   // Kubernetes reads the policy before it looks for a backend: a broken one refuses start-up either way.
   if (policyFile) {
