@@ -149,7 +149,7 @@ export async function startApiserver(
   ]);
   // Secrets are encrypted at rest: with the configured file, else with one written here on first start.
   const encryption = config.encryptionProviderConfig ?? (await ensureDefaultEncryptionConfiguration(config.dataDir));
-  const storage = await openStorage(config, await loadEncryptionConfiguration(encryption), log, first);
+  const storage = await openStorage(config, await loadEncryptionConfiguration(encryption), log, thread);
   const hub = await WatchHub.create(storage);
   const namespaces = await NamespacePhases.create(storage);
 

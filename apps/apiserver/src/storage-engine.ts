@@ -5,15 +5,22 @@ import { type ServingStorage, SqliteStorage, type ValueTransformers } from "@orc
 import { PostgresStorage } from "@orch/storage/postgres";
 import { join } from "node:path";
 import type { ApiserverConfig } from "./config.js";
+import type { ServingThread } from "./serving-thread.js";
 
-/** `leader`: whether this thread runs the cluster's singletons on SQLite (PostgreSQL elects one by lock). */
+/**
+ * On SQLite, `thread` says whether this thread runs the cluster's singletons (its first; PostgreSQL elects
+ * one by lock), and whether it is the file's only connection (one serving thread).
+ */
 export async function openStorage(
   config: ApiserverConfig,
   transformers: ValueTransformers,
   log: Logger,
-  leader: boolean,
+  thread: ServingThread,
 ): Promise<ServingStorage> {
-  if (!config.postgresUrl) return new SqliteStorage({ path: join(config.dataDir, "orch.db"), transformers, leader });
+  if (!config.postgresUrl) {
+    const path = join(config.dataDir, "orch.db");
+    return new SqliteStorage({ path, transformers, leader: thread.index === 0, onlyConnection: thread.threads === 1 });
+  }
   const storage = await PostgresStorage.open({ url: config.postgresUrl, transformers, log: log.child("storage") });
   // The URL may carry a password: the log names the server and database only.
   const where = new URL(config.postgresUrl);
