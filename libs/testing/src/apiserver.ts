@@ -115,7 +115,16 @@ export async function startApiserverProcess(options: ApiserverProcessOptions = {
     if (child) await stopChild(child, signal);
   };
 
-  await start();
+  try {
+    await start();
+  } catch (e) {
+    // Nobody gets a server to dispose: its directory goes now (a test runner's worker may never exit).
+    if (!shared) {
+      rmSync(dataDir, { recursive: true, force: true });
+      leftovers.delete(dataDir);
+    }
+    throw e;
+  }
   const server: ApiserverProcess = {
     url: `https://127.0.0.1:${port}`,
     port,
