@@ -16,7 +16,24 @@ const here = dirname(fileURLToPath(import.meta.url));
 const started = Date.now();
 const log = (line: string) => process.stdout.write(`${line}\n`);
 
+/**
+ * Ports this launcher has handed out, the apiserver's among them: a port is free again once probed, so
+ * the kernel may offer the same one twice (it gave NATS the port a test harness had just chosen for the
+ * apiserver, which then took it first; NATS never started).
+ */
+const handedOut = new Set<number>([Number(process.env.ORCH_PORT || 6443)]);
+
+/** A port nothing listens on now and this launcher has not handed out before. */
 async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await probePort();
+    if (handedOut.has(port)) continue;
+    handedOut.add(port);
+    return port;
+  }
+}
+
+function probePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const srv = createServer();
     srv.once("error", reject);
