@@ -467,7 +467,6 @@ export async function startApiserver(
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
-        for (const socket of connections) socket.destroy();
       });
       // The server reports itself closed before its connections' sockets are: a request still open on
       // one (a watch) ends, and is audited, only when its socket closes, a turn later.
