@@ -46,7 +46,13 @@ export async function startControlPlane(env: NodeJS.ProcessEnv = {}, options: { 
     launcher.once("exit", (code) => rej(new Error(`launcher exited with ${code}:\n${output.join("\n")}`)));
     setTimeout(() => rej(new Error(`control plane not ready in ${readyTimeoutS} s:\n${output.join("\n")}`)), readyTimeoutS * 1000);
   });
-  await ready;
+  try {
+    await ready;
+  } catch (err) {
+    launcher.kill("SIGTERM");
+    if (!options.dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
+    throw err;
+  }
   const kubeconfig = join(dataDir, "kubeconfig");
   const base = ["--kubeconfig", kubeconfig, "--cache-dir", cacheDir];
   return {
@@ -63,11 +69,15 @@ export async function startControlPlane(env: NodeJS.ProcessEnv = {}, options: { 
       }),
     spawnKubectl: (...args) => spawn("kubectl", [...base, ...args], { stdio: ["ignore", "pipe", "pipe"] }),
     async stop() {
-      const exited = new Promise<number | null>((res) => launcher.once("exit", (code) => res(code)));
-      launcher.kill("SIGTERM");
-      const code = await exited;
-      // The data directory goes only after the check that nothing runs from it any more.
-      if (!options.dataDir) setTimeout(() => void rm(dataDir, { recursive: true, force: true }), 1000).unref();
+      if (launcher.exitCode === null && launcher.signalCode === null) {
+        const exited = new Promise((res) => launcher.once("exit", res));
+        launcher.kill("SIGTERM");
+        await exited;
+      }
+      const code = launcher.exitCode;
+      // Removed now: a timer would not outlive the test worker. Tests that check no process runs from
+      // the directory look for its path in `ps`, which needs no directory.
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 5 });
       return code;
     },
   };
