@@ -10,9 +10,8 @@ import { join } from "node:path";
 import { freePort } from "@orch/testing";
 import { pool } from "./load.js";
 
-export interface PodFigures {
-  nodes: number;
-  replicas: number;
+/** One Deployment's rollout, from its create request until every replica is Ready and it is Available. */
+export interface RolloutFigures {
   /** From the create request until every pod reports Ready. */
   readyMs: number;
   /** From the create request until the Deployment's Available condition holds with every replica. */
@@ -35,6 +34,19 @@ export interface PodFigures {
   cpuSeconds: [string, number][];
   /** CPU seconds the whole machine was busy in the same time (every process, the bench's and others' too). */
   machineCpuSeconds: number;
+}
+
+export interface PodFigures {
+  nodes: number;
+  replicas: number;
+  /**
+   * The first Deployment, created as soon as the nodes are Ready: its pods run the pod paths of every
+   * process for the first time, while V8 still compiles them (a fifth of the apiserver's CPU in that
+   * rollout went to its optimizing compiler's threads).
+   */
+  first: RolloutFigures;
+  /** A second Deployment of as many replicas beside the first: the control plane as it runs from then on. */
+  second: RolloutFigures;
   /** Lines of the launcher's log that say a process exited or lost its lease (restarts under load). */
   restarts: string[];
 }
@@ -171,12 +183,6 @@ export async function podFigures(root: string, nodes: number, replicas: number, 
     const p = pool(`https://127.0.0.1:${port}`, { ca: pki("ca.crt"), cert: pki("admin.crt"), key: pki("admin.key") }, 4);
     const getText = async (path: string) => (await p.request({ path, method: "GET" })).body.text();
     const get = async (path: string) => JSON.parse(await getText(path));
-    // The bench's own reads while the clock runs, kept out of the pipeline's requests.
-    const own = new Map<string, number>();
-    const read = async (key: string, path: string) => {
-      own.set(key, (own.get(key) ?? 0) + 1);
-      return get(path);
-    };
     // Every node registered and Ready before the clock starts.
     for (;;) {
       const list = await get("/api/v1/nodes");
@@ -195,114 +201,126 @@ export async function podFigures(root: string, nodes: number, replicas: number, 
       if (serving >= nodes) break;
       await sleep(200);
     }
-    const deployment = {
-      apiVersion: "apps/v1",
-      kind: "Deployment",
-      metadata: { name: "bench" },
-      spec: {
-        replicas,
-        selector: { matchLabels: { app: "bench" } },
-        template: { metadata: { labels: { app: "bench" } }, spec: { containers: [{ name: "c", image: "nginx" }] } },
-      },
-    };
-    // The timeline: one watch from the bench, on its own connection, opened before the create.
-    const times = new Map<string, Partial<Record<Stage, number>>>();
-    const watchPool = options.timeline
-      ? pool(`https://127.0.0.1:${port}`, { ca: pki("ca.crt"), cert: pki("admin.crt"), key: pki("admin.key") }, 1)
-      : undefined;
-    const listed = watchPool ? await get("/api/v1/namespaces/default/pods") : undefined;
-    const watch = await watchPool?.request({
-      path: `/api/v1/namespaces/default/pods?watch=1&allowWatchBookmarks=false&resourceVersion=${listed.metadata.resourceVersion}`,
-      method: "GET",
-    });
-    let pending = "";
-    watch?.body.on("data", (chunk: Buffer) => {
-      const at = performance.now() - t0;
-      const lines = (pending + chunk.toString("utf8")).split("\n");
-      pending = lines.pop() ?? "";
-      for (const line of lines) {
-        if (!line) continue;
-        const event = JSON.parse(line);
-        if (event.type !== "ADDED" && event.type !== "MODIFIED") continue;
-        const name = event.object.metadata.name;
-        let t = times.get(name);
-        if (!t) times.set(name, (t = {}));
-        stageTimes(event.object, at, t);
-      }
-    });
-    watch?.body.on("error", () => undefined);
-    const cpu = new CpuMeter(launcher.pid!);
-    cpu.start();
-    const sampling = setInterval(() => cpu.sample(), 250);
-    const before = await requestCounts(getText);
-    t0 = performance.now();
-    // For profiles of the processes (their timestamps are the monotonic clock's, in microseconds).
-    logFile?.write(`[bench] clock started at monotonic ${process.hrtime.bigint() / 1000n} µs\n`);
-    const created = await p.request({
-      path: "/apis/apps/v1/namespaces/default/deployments",
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(deployment),
-    });
-    if (created.statusCode !== 201) throw new Error(`create: ${created.statusCode} ${await created.body.text()}`);
-    await created.body.dump();
-    let readyMs = 0;
-    for (;;) {
-      const d = await read("GET deployments 200", "/apis/apps/v1/namespaces/default/deployments/bench");
-      const status = d.status ?? {};
-      if (!readyMs && status.readyReplicas === replicas) {
-        readyMs = performance.now() - t0;
-        logFile?.write(`[bench] all Ready at monotonic ${process.hrtime.bigint() / 1000n} µs\n`);
-        clearInterval(sampling);
-        cpu.sample();
-      }
-      const available = status.conditions?.some((c: any) => c.type === "Available" && c.status === "True");
-      if (readyMs && available && status.availableReplicas === replicas) {
-        const availableMs = performance.now() - t0;
-        // Events are sent behind the writes they tell of: counted once their senders have caught up.
-        const events = (c: Map<string, number>) => [...c].filter(([k]) => / events /.test(k)).reduce((sum, [, n]) => sum + n, 0);
-        let after = await requestCounts(getText);
-        for (let settle = 0; settle < 120; settle++) {
-          await sleep(1000);
-          const next = await requestCounts(getText);
-          const done = events(next) === events(after);
-          after = next;
-          if (done) break;
-        }
-        await p.close();
-        watch?.body.destroy();
-        await watchPool?.destroy();
-        const at = (stage: Stage) =>
-          [...times.values()]
-            .map((t) => t[stage])
-            .filter((t): t is number => t !== undefined)
-            .sort((a, b) => a - b);
-        const sorted = Object.fromEntries(stages.map((s) => [s, at(s)])) as Record<Stage, number[]>;
-        const stagesAt = Object.fromEntries(
-          stages.map((s) => [s, stagePercents.map((pc) => sorted[s][Math.min(replicas, Math.ceil((pc / 100) * replicas)) - 1] ?? NaN)]),
-        ) as Record<Stage, number[]>;
-        const perSecond = Array.from({ length: Math.ceil(readyMs / 1000) }, (_, i) =>
-          Object.fromEntries(stages.map((s) => [s, sorted[s].filter((t) => t <= (i + 1) * 1000).length])),
-        ) as Record<Stage, number>[];
-        const requestsPerPod = [...after]
-          .map(([key, n]): [string, number] => [key, (n - (before.get(key) ?? 0) - (own.get(key) ?? 0)) / replicas])
-          .filter(([, n]) => n > 0)
-          .sort((a, b) => b[1] - a[1]);
-        return {
-          nodes,
+    const first = await rollout("bench", options.timeline === true);
+    const second = await rollout("bench-2", false);
+    await p.close();
+    return { nodes, replicas, first, second, restarts };
+
+    /** Creates a Deployment of `replicas` pods labelled `app: <name>` and measures it until Available. */
+    async function rollout(name: string, timeline: boolean): Promise<RolloutFigures> {
+      const deployment = {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name },
+        spec: {
           replicas,
-          readyMs,
-          availableMs,
-          podsPerSecond: replicas / (readyMs / 1000),
-          requestsPerPod,
-          timeline: watchPool ? { stages: stagesAt, perSecond } : undefined,
-          cpuSeconds: [...cpu.seconds].sort((a, b) => b[1] - a[1]),
-          machineCpuSeconds: cpu.machineSeconds,
-          restarts,
-        };
+          selector: { matchLabels: { app: name } },
+          template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: "c", image: "nginx" }] } },
+        },
+      };
+      // The bench's own reads while the clock runs, kept out of the pipeline's requests.
+      const own = new Map<string, number>();
+      const read = async (key: string, path: string) => {
+        own.set(key, (own.get(key) ?? 0) + 1);
+        return get(path);
+      };
+      // The timeline: one watch from the bench, on its own connection, opened before the create.
+      const times = new Map<string, Partial<Record<Stage, number>>>();
+      const watchPool = timeline
+        ? pool(`https://127.0.0.1:${port}`, { ca: pki("ca.crt"), cert: pki("admin.crt"), key: pki("admin.key") }, 1)
+        : undefined;
+      const selector = `labelSelector=${encodeURIComponent(`app=${name}`)}`;
+      const listed = watchPool ? await get(`/api/v1/namespaces/default/pods?${selector}`) : undefined;
+      const watch = await watchPool?.request({
+        path: `/api/v1/namespaces/default/pods?${selector}&watch=1&allowWatchBookmarks=false&resourceVersion=${listed.metadata.resourceVersion}`,
+        method: "GET",
+      });
+      let pending = "";
+      const start = performance.now();
+      watch?.body.on("data", (chunk: Buffer) => {
+        const at = performance.now() - start;
+        const lines = (pending + chunk.toString("utf8")).split("\n");
+        pending = lines.pop() ?? "";
+        for (const line of lines) {
+          if (!line) continue;
+          const event = JSON.parse(line);
+          if (event.type !== "ADDED" && event.type !== "MODIFIED") continue;
+          const pod = event.object.metadata.name;
+          let t = times.get(pod);
+          if (!t) times.set(pod, (t = {}));
+          stageTimes(event.object, at, t);
+        }
+      });
+      watch?.body.on("error", () => undefined);
+      const cpu = new CpuMeter(launcher.pid!);
+      cpu.start();
+      const sampling = setInterval(() => cpu.sample(), 250);
+      const before = await requestCounts(getText);
+      const t = performance.now();
+      t0 = Math.min(t0, t);
+      // For profiles of the processes (their timestamps are the monotonic clock's, in microseconds).
+      logFile?.write(`[bench] ${name}: clock started at monotonic ${process.hrtime.bigint() / 1000n} µs\n`);
+      const created = await p.request({
+        path: "/apis/apps/v1/namespaces/default/deployments",
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(deployment),
+      });
+      if (created.statusCode !== 201) throw new Error(`create: ${created.statusCode} ${await created.body.text()}`);
+      await created.body.dump();
+      let readyMs = 0;
+      for (;;) {
+        const d = await read("GET deployments 200", `/apis/apps/v1/namespaces/default/deployments/${name}`);
+        const status = d.status ?? {};
+        if (!readyMs && status.readyReplicas === replicas) {
+          readyMs = performance.now() - t;
+          logFile?.write(`[bench] ${name}: all Ready at monotonic ${process.hrtime.bigint() / 1000n} µs\n`);
+          clearInterval(sampling);
+          cpu.sample();
+        }
+        const available = status.conditions?.some((c: any) => c.type === "Available" && c.status === "True");
+        if (readyMs && available && status.availableReplicas === replicas) break;
+        if (performance.now() - t > 600_000) throw new Error(`${name} not Ready after 10 minutes: ${JSON.stringify(status)}`);
+        await sleep(50);
       }
-      if (performance.now() - t0 > 600_000) throw new Error(`not Ready after 10 minutes: ${JSON.stringify(status)}`);
-      await sleep(50);
+      const availableMs = performance.now() - t;
+      // Events are sent behind the writes they tell of: counted once their senders have caught up.
+      const events = (c: Map<string, number>) => [...c].filter(([k]) => / events /.test(k)).reduce((sum, [, n]) => sum + n, 0);
+      let after = await requestCounts(getText);
+      for (let settle = 0; settle < 120; settle++) {
+        await sleep(1000);
+        const next = await requestCounts(getText);
+        const done = events(next) === events(after);
+        after = next;
+        if (done) break;
+      }
+      watch?.body.destroy();
+      await watchPool?.destroy();
+      const at = (stage: Stage) =>
+        [...times.values()]
+          .map((t) => t[stage])
+          .filter((t): t is number => t !== undefined)
+          .sort((a, b) => a - b);
+      const sorted = Object.fromEntries(stages.map((s) => [s, at(s)])) as Record<Stage, number[]>;
+      const stagesAt = Object.fromEntries(
+        stages.map((s) => [s, stagePercents.map((pc) => sorted[s][Math.min(replicas, Math.ceil((pc / 100) * replicas)) - 1] ?? NaN)]),
+      ) as Record<Stage, number[]>;
+      const perSecond = Array.from({ length: Math.ceil(readyMs / 1000) }, (_, i) =>
+        Object.fromEntries(stages.map((s) => [s, sorted[s].filter((t) => t <= (i + 1) * 1000).length])),
+      ) as Record<Stage, number>[];
+      const requestsPerPod = [...after]
+        .map(([key, n]): [string, number] => [key, (n - (before.get(key) ?? 0) - (own.get(key) ?? 0)) / replicas])
+        .filter(([, n]) => n > 0)
+        .sort((a, b) => b[1] - a[1]);
+      return {
+        readyMs,
+        availableMs,
+        podsPerSecond: replicas / (readyMs / 1000),
+        requestsPerPod,
+        timeline: watchPool ? { stages: stagesAt, perSecond } : undefined,
+        cpuSeconds: [...cpu.seconds].sort((a, b) => b[1] - a[1]),
+        machineCpuSeconds: cpu.machineSeconds,
+      };
     }
   } finally {
     const exited = new Promise((r) => launcher.once("exit", r));
