@@ -7,7 +7,6 @@ import type { Change, Storage } from "@orch/storage";
 import {
   type ConnectionOptions,
   Events,
-  type JetStreamClient,
   type NatsConnection,
   RetentionPolicy,
   type StreamConfig,
@@ -23,6 +22,7 @@ import {
   REVISION_HEADER,
   subjectForChange,
 } from "@orch/events";
+import { AckedPublisher } from "./acked-publisher.js";
 
 export interface RelayOptions {
   /** Where the relay reports what goes wrong (default a logger named `event-relay`). */
@@ -100,7 +100,7 @@ export class EventRelay {
   private again = false;
   private stopped = false;
   private nc: NatsConnection | undefined;
-  private js: JetStreamClient | undefined;
+  private publisher: AckedPublisher | undefined;
   /** Message ids are `<database epoch>-<revision>`: a re-created database never collides with old ids. */
   private epoch = "";
   /** False until connected, and between a disconnect and the reconnect: nats.js discards what is written meanwhile. */
@@ -207,7 +207,7 @@ export class EventRelay {
     }
     this.nc = nc;
     // The stream is made sure of by the first drain, and again after any failed one (see checkStream).
-    this.js = nc.jetstream({ timeout: PUBLISH_TIMEOUT_MS });
+    this.publisher = new AckedPublisher(nc, nats.inboxPrefix);
     this.connected = true;
     void this.followConnection(nc);
     this.kick();
@@ -263,7 +263,7 @@ export class EventRelay {
   }
 
   private async drain(): Promise<void> {
-    const js = this.js!;
+    const publisher = this.publisher!;
     if (this.checkStream) await this.ensureStream();
     this.published ??= this.marked = await this.storage.publishedRevision();
     for (;;) {
@@ -274,20 +274,22 @@ export class EventRelay {
       // message is stored; its re-publish is a duplicate) or a refusal of that one message, which
       // busEnvelope rules out for size, the one per-message refusal the stream can make.
       const maxPayload = this.nc!.info?.max_payload ?? 1024 * 1024;
-      await Promise.all(
+      await publisher.publish(
         batch.map((change) => {
           const h = headers();
           h.set(REVISION_HEADER, String(change.revision));
           const committedAt = this.committedAt.get(change.revision);
           if (committedAt !== undefined) h.set(COMMITTED_AT_HEADER, committedAt.toFixed(3));
-          return js.publish(subjectForChange(change), busEnvelope(change, maxPayload), {
-            msgID: `${this.epoch}-${change.revision}`,
+          return {
+            subject: subjectForChange(change),
+            data: busEnvelope(change, maxPayload),
+            msgId: `${this.epoch}-${change.revision}`,
             headers: h,
-            // A publish racing a disconnect that nats.js has not noticed yet would otherwise hang for its
-            // default 5 s; failing sooner lets the backlog go out as soon as the connection is back.
-            timeout: PUBLISH_TIMEOUT_MS,
-          });
+          };
         }),
+        // A publish racing a disconnect that nats.js has not noticed yet would otherwise wait for acks
+        // that never come; failing sooner lets the backlog go out as soon as the connection is back.
+        PUBLISH_TIMEOUT_MS,
       );
       this.published = batch[batch.length - 1]!.revision;
       this.markSoon();
@@ -361,6 +363,7 @@ export class EventRelay {
     clearTimeout(this.marking);
     this.marking = undefined;
     await this.mark().catch(() => undefined);
+    this.publisher?.close();
     await this.nc?.drain().catch(() => undefined);
   }
 }
