@@ -4,7 +4,7 @@
 // finish times, restart counts, the deletion's timestamp and grace period), so a restarted orchlet
 // resumes its pods where they were instead of starting them again.
 import type { ContainerStatus, Pod, PodStatus } from "@orch/api";
-import { rfc3339 } from "@orch/machinery";
+import { cloneJson, rfc3339 } from "@orch/machinery";
 import { createHash } from "node:crypto";
 import type { Simulation } from "./simulate.js";
 
@@ -175,7 +175,7 @@ export function planPod(input: PlanInput): Plan {
     // Nothing runs; a deleted terminal pod is removed at once (its containers stopped long ago).
     return pod.metadata.deletionTimestamp ? { events, delete: true } : { events };
   }
-  const status: PodStatus = structuredClone(pod.status ?? {});
+  const status: PodStatus = cloneJson(pod.status ?? {});
   const started = (status.containerStatuses ?? []).some((s) => s.state?.running || s.state?.terminated || s.lastState?.terminated);
 
   // ---- deletion: stop the containers within the grace period, then remove the pod ----

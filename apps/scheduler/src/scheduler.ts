@@ -7,7 +7,7 @@
 import type { Node, Pod } from "@orch/api";
 import { type ApiClient, type KubeObject, isConflict, isNotFound, podsResource } from "@orch/client";
 import { type EventRecorder, type Logger, writeStatus } from "@orch/controller";
-import { jsonEqual, rfc3339 } from "@orch/machinery";
+import { cloneJson, jsonEqual, rfc3339 } from "@orch/machinery";
 import { type NodeState, fitErrorMessage, leastAllocatedScore, resourceReasons, staticReason } from "./filters.js";
 import { type Amounts, NodeUsage, nodeAllocatable, podRequests } from "./resources.js";
 
@@ -323,7 +323,7 @@ export class Scheduler {
       if (nominated === "") delete p.status?.nominatedNodeName;
       else if (nominated !== undefined) p.status = { ...p.status, nominatedNodeName: nominated };
     };
-    const desired = structuredClone(pod);
+    const desired = cloneJson(pod);
     change(desired);
     if (jsonEqual(desired, pod)) return writes;
     writes.unshift(async () => {

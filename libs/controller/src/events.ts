@@ -11,7 +11,7 @@
 import type { Event } from "@orch/api";
 import { type ApiClient, ApiError, type KubeObject, type ResourceRef, isAlreadyExists, isNotFound } from "@orch/client";
 import type { Logger } from "@orch/log";
-import { rfc3339 } from "@orch/machinery";
+import { cloneJson, rfc3339 } from "@orch/machinery";
 import { type Clock, realClock } from "./clock.js";
 
 export const coreEventsResource: ResourceRef = { group: "", version: "v1", plural: "events", namespaced: true };
@@ -127,7 +127,7 @@ class Correlator {
   correlate(event: Event, now: number): { event: Event; key: string; patch: boolean } | undefined {
     const { event: aggregated, key } = this.aggregate(event, now);
     const seen = this.observed.get(key);
-    const out = structuredClone(aggregated);
+    const out = cloneJson(aggregated);
     if (seen) {
       out.metadata.name = seen.name;
       out.firstTimestamp = seen.firstTimestamp;
@@ -168,7 +168,7 @@ class Correlator {
     // Keep the set at its limit (PopAny), so the group stays aggregated while it is active.
     group.messages.delete(group.messages.values().next().value!);
     const combined: Event = {
-      ...structuredClone(event),
+      ...cloneJson(event),
       metadata: { name: eventName(event.involvedObject.name ?? "", now), namespace: event.metadata.namespace },
       message: `(combined from similar events): ${event.message ?? ""}`,
       count: 1,

@@ -3,7 +3,7 @@
 // resourceVersion of the object the controller read, and on Conflict (someone wrote in between) the
 // object is read again and the same mutation re-applied — client-go's RetryOnConflict.
 import { type ApiClient, type KubeObject, type ResourceRef, isConflict, isNotFound } from "@orch/client";
-import { jsonEqual } from "@orch/machinery";
+import { cloneJson, jsonEqual } from "@orch/machinery";
 
 export interface WriteStatusOptions {
   /** `status` (default) or `approval`. */
@@ -35,7 +35,7 @@ export async function writeStatus<T extends KubeObject>(
   // The first try uses the caller's copy (no extra read); only a conflict costs a GET.
   let current = obj;
   for (let attempt = 1; ; attempt++) {
-    const copy = structuredClone(current);
+    const copy = cloneJson(current);
     const desired = (await mutate(copy)) ?? copy;
     if (jsonEqual(desired, current)) return current;
     try {

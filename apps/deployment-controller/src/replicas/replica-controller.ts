@@ -5,7 +5,7 @@
 import type { Pod, PodTemplateSpec } from "@orch/api";
 import { ApiError, type ApiClient, type Informer, type ResourceRef, isNotFound, keyOf, splitKey, podsResource } from "@orch/client";
 import { type ControllerAppContext, type EventRecorder, type Logger, writeStatus } from "@orch/controller";
-import { type LabelSelector, labelSelectorMatches, rfc3339 } from "@orch/machinery";
+import { type LabelSelector, cloneJson, labelSelectorMatches, rfc3339 } from "@orch/machinery";
 import { PodExpectations } from "../expectations.js";
 import { CONTROLLER_UID_INDEX, NAMESPACE_INDEX } from "../indexes.js";
 import { type Owned, type OwnerRef, claim, controllerRefOf, newControllerRef } from "../ownership.js";
@@ -246,7 +246,7 @@ class ReplicaManager<T extends Owned> {
         ...(meta?.finalizers ? { finalizers: [...meta.finalizers] } : {}),
         ownerReferences: [this.controllerRef(owner)],
       },
-      spec: structuredClone(template?.spec),
+      spec: cloneJson(template?.spec),
     };
     try {
       const created = await this.client.create<Pod>(podsResource, pod as Pod);
@@ -298,7 +298,7 @@ class ReplicaManager<T extends Owned> {
    * failure is a FailedCreate when there were too few, a FailedDelete when too many.
    */
   private calculateStatus(owner: T, pods: Pod[], before: number, manageError: Error | undefined): ReplicaStatus {
-    const status = structuredClone(this.kind.status(owner));
+    const status = cloneJson(this.kind.status(owner));
     const templateLabels = this.kind.template(owner)?.metadata?.labels ?? {};
     const minReadySeconds = this.kind.minReadySeconds(owner);
     const now = this.now();
