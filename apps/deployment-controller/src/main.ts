@@ -16,7 +16,7 @@ await runControllerApp({
     const deployments = app.informer<Deployment>(deploymentsResource);
     const replicaSets = app.informer<ReplicaSet>(replicaSetsResource);
     const replicationControllers = app.informer<ReplicationController>(replicationControllersResource);
-    const pods = app.informer<Pod>(podsResource);
+    const pods = app.informer<Pod>(podsResource, { withoutManagedFields: true });
     for (const informer of [deployments, replicaSets, replicationControllers, pods]) informer.addIndex(NAMESPACE_INDEX, namespaceIndex);
     for (const informer of [replicaSets, pods]) informer.addIndex(CONTROLLER_UID_INDEX, controllerUidIndex);
 

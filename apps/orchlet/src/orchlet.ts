@@ -116,7 +116,11 @@ export class Orchlet {
     if (agents.length === 0) return;
 
     // One informer for the pods of every node; its identity is the first node's (each may read pods).
-    const pods = new Informer<Pod>(agents[0]!.client, { ref: podsResource, onError: (e) => log.error("pod informer", e) });
+    const pods = new Informer<Pod>(agents[0]!.client, {
+      ref: podsResource,
+      withoutManagedFields: true,
+      onError: (e) => log.error("pod informer", e),
+    });
     this.pods = pods;
     pods.start();
     await pods.waitForSync();

@@ -14,7 +14,7 @@ await runControllerApp({
   // followed by a minute-long queue of Scheduled events (nor by a full queue that drops them).
   eventsInFlight: 16,
   setup: (app) => {
-    const pods = app.informer<Pod>(podsResource);
+    const pods = app.informer<Pod>(podsResource, { withoutManagedFields: true });
     const nodes = app.informer<Node>(nodesResource);
     const scheduler = new Scheduler({
       client: app.client,

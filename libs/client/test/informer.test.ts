@@ -99,6 +99,40 @@ describe.each<Mode>(["nats", "http"])("Informer (%s)", (mode) => {
     }
   });
 
+  it("with withoutManagedFields, caches listed and watched objects without them; a write of one keeps the server's", async () => {
+    const ns = await freshNamespace(c.client);
+    const sa = { group: "", version: "v1", plural: "serviceaccounts", namespaced: true } as const;
+    await c.client.create(sa, { ...serviceAccount("listed"), metadata: { name: "listed", labels: { a: "b" } } }, { namespace: ns });
+    const trimmed = informer<KubeObject>(c, mode, { ref: sa, namespace: ns, withoutManagedFields: true });
+    const whole = informer<KubeObject>(c, mode, { ref: sa, namespace: ns });
+    for (const made of [trimmed, whole]) {
+      made.informer.start();
+      await made.informer.waitForSync(10_000);
+    }
+    try {
+      await c.client.create(sa, { ...serviceAccount("watched"), metadata: { name: "watched", labels: { a: "b" } } }, { namespace: ns });
+      await waitFor(
+        "the watched one in both",
+        () => trimmed.informer.get("watched", ns) !== undefined && whole.informer.get("watched", ns) !== undefined,
+      );
+      for (const name of ["listed", "watched"]) {
+        expect(trimmed.informer.get(name, ns)!.metadata!.managedFields).toBeUndefined();
+        expect(whole.informer.get(name, ns)!.metadata!.managedFields).toHaveLength(1);
+      }
+      // Written back without managedFields, the object keeps the stored entries: the creator's label
+      // stays its field beside the new one (a reset would leave only what this write changed).
+      const cached = trimmed.informer.get("listed", ns)!;
+      const written = await c.client.update(sa, { ...cached, metadata: { ...cached.metadata, labels: { a: "b", x: "y" } } });
+      const owned = JSON.stringify(written.metadata?.managedFields?.map((e) => e.fieldsV1));
+      expect(owned).toContain('"f:a"');
+      expect(owned).toContain('"f:x"');
+      expect(trimmed.errors).toEqual([]);
+    } finally {
+      await trimmed.informer.stop();
+      await whole.informer.stop();
+    }
+  });
+
   it("keeps indexes in step with every change", async () => {
     const ns = await freshNamespace(c.client);
     await c.client.create(secrets, secret("a", { tier: "web" }), { namespace: ns });

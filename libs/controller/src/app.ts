@@ -131,6 +131,7 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
         informerOptions.namespace,
         informerOptions.labelSelector,
         informerOptions.fieldSelector,
+        informerOptions.withoutManagedFields,
       ]);
       let informer = informers.get(key) as Informer<T> | undefined;
       if (!informer) {

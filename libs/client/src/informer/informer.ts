@@ -208,6 +208,7 @@ export class Informer<T extends KubeObject> {
     this.counters.listRevision = revision;
     const seen = new Set<string>();
     for (const obj of items) {
+      this.trim(obj);
       const key = keyOf(obj);
       seen.add(key);
       const old = this.cache.set(obj);
@@ -229,6 +230,7 @@ export class Informer<T extends KubeObject> {
   private async applyEvent(type: "ADDED" | "MODIFIED" | "DELETED", obj: T, revision: number): Promise<void> {
     this.counters.events++;
     if (revision > this.current) this.current = revision;
+    this.trim(obj);
     const key = keyOf(obj);
     if (type === "DELETED" || !this.selected(obj)) {
       // Leaving the selection reads as a delete, as the watch API sends it.
@@ -239,6 +241,11 @@ export class Informer<T extends KubeObject> {
     const old = this.cache.set(obj);
     if (old) await this.notify((h) => h.onUpdate?.(old, obj));
     else await this.notify((h) => h.onAdd?.(obj));
+  }
+
+  /** The object as this informer keeps it (it owns the objects its sources decoded). */
+  private trim(obj: T): void {
+    if (this.options.withoutManagedFields && obj.metadata?.managedFields) delete obj.metadata.managedFields;
   }
 
   private selected(obj: T): boolean {
