@@ -42,11 +42,13 @@ export interface StorageInformerOptions {
  * reaches the garbage collector's and the endpoints controller's, and parsing the pod and its previous
  * state for each was a tenth of the write. Storage hands a commit to every listener before the next
  * one, so one slot is enough; it is not kept on the change, which the watch hub holds for a while.
+ * The committed object itself comes with a change this process committed: then only the previous
+ * state, when asked for, is parsed.
  */
 let lastParsed: { change: Change; obj: unknown; old?: unknown } | undefined;
 
 function parsedCommit(change: Change, withOld: boolean): { obj: unknown; old?: unknown } {
-  if (lastParsed?.change !== change) lastParsed = { change, obj: JSON.parse(change.value) };
+  if (lastParsed?.change !== change) lastParsed = { change, obj: change.object ?? JSON.parse(change.value) };
   // The previous state costs a second parse: only when someone asks for it.
   if (withOld && lastParsed.old === undefined && change.type === "MODIFIED" && change.prevValue !== undefined) {
     lastParsed.old = JSON.parse(change.prevValue);

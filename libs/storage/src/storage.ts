@@ -28,6 +28,12 @@ export interface Change extends StoredObject {
   type: ChangeType;
   /** The state before this change (absent for ADDED): watchers need it to see an object leave a selection. */
   prevValue: string | undefined;
+  /**
+   * The object `value` encodes, while the engine that committed it hands the change to its listeners:
+   * they may read it instead of parsing `value` (and must not change it). Cleared once they have heard
+   * the change, so the changes a watch window keeps hold their text only; absent in changes read back.
+   */
+  object?: unknown;
 }
 
 export interface Position {

@@ -319,7 +319,7 @@ export class SqliteStorage implements ServingStorage {
         );
         // Listeners get JSON: the previous state is read back (decrypted) only for a transformed resource.
         const prevValue = prevStored === undefined ? undefined : storedJson(key, prevStored, transformer);
-        return { ...key, revision, type, value, prevValue };
+        return { ...key, revision, type, value, prevValue, object };
       };
       // Rolled back: the caller's object must not carry a revision that was never committed.
       const restore = () => (object.metadata.resourceVersion = before);
@@ -403,6 +403,7 @@ export class SqliteStorage implements ServingStorage {
       }
       last = outcome.change.revision;
       this.delivery.deliver([outcome.change]);
+      outcome.change.object = undefined;
       write.resolve(outcome.change);
     });
     if (last !== first) this.commits?.postMessage(last);
