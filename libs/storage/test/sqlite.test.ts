@@ -117,26 +117,6 @@ describe("SqliteStorage files", () => {
     expect(await storage.currentRevision()).toBe(base.revision + 3);
   });
 
-  it("hands its listeners the committed object with each change it commits, and keeps only the text afterwards", async () => {
-    const db = tempDatabase();
-    cleanup.push(db.remove);
-    const storage = new SqliteStorage({ path: db.path });
-    cleanup.unshift(() => void storage.close());
-    const key = { resource: "core/configmaps", namespace: "default", name: "a" };
-    const heard: { object: unknown; value: string }[] = [];
-    storage.onCommit((c) => heard.push({ object: c.object, value: c.value }));
-    const created = { metadata: { name: "a" }, data: { x: "1" } };
-    const change = await storage.create(key, created);
-    // The listener read the very object written (no parse), which its text encodes, revision included.
-    expect(heard[0]!.object).toBe(created);
-    expect(heard[0]!.object).toEqual(JSON.parse(heard[0]!.value));
-    // Whoever keeps the change (a watch window) keeps the text, not the object.
-    expect(change.object).toBeUndefined();
-    await storage.update(key, { metadata: { name: "a" }, data: { x: "2" } }, change.revision);
-    expect(JSON.parse(heard[1]!.value).data.x).toBe("2");
-    expect(heard[1]!.object).toEqual(JSON.parse(heard[1]!.value));
-  });
-
   it("as the file's only connection, still commits each write when it answers, and reads no older turn's snapshot", async () => {
     const db = tempDatabase();
     cleanup.push(db.remove);

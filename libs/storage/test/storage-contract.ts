@@ -623,6 +623,23 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
         expect(read.map((r) => r.map(plainChange))).toEqual(returned.map((c) => [plainChange(c)]));
       });
 
+      it("hands listeners the committed object with each change it commits, and keeps only the text afterwards", async () => {
+        const s = await open();
+        const heard: { object: unknown; value: string }[] = [];
+        s.onCommit((c) => heard.push({ object: c.object, value: c.value }));
+        const created = object("a", { spec: { v: 1 } });
+        const change = await s.create(pod("default", "a"), created);
+        // The listener had the very object written, which the text encodes, revision included.
+        expect(heard[0]!.object).toBe(created);
+        expect(heard[0]!.object).toEqual(JSON.parse(heard[0]!.value));
+        // Whoever keeps the change (a watch window) keeps the text, not the object.
+        expect(change.object).toBeUndefined();
+        const updated = object("a", { spec: { v: 2 } });
+        await s.update(pod("default", "a"), updated, change.revision);
+        expect(heard[1]!.object).toBe(updated);
+        expect(JSON.parse(heard[1]!.value).spec.v).toBe(2);
+      });
+
       it("does not fail a committed write when a listener throws, and still calls the others", async () => {
         const s = await open();
         const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);

@@ -346,7 +346,7 @@ export class PostgresStorage implements ServingStorage {
         const prevStored = await write(exec, revision, toColumns(stored), Date.now());
         // Listeners get JSON: the previous state is read back (decrypted) only for a transformed resource.
         const prevValue = prevStored === undefined ? undefined : storedJson(key, prevStored, transformer);
-        return { ...key, revision, type, value, prevValue };
+        return { ...key, revision, type, value, prevValue, object };
       };
       // Not committed: the caller's object must not carry a revision that was never committed.
       const restore = () => (object.metadata.resourceVersion = before);
@@ -437,6 +437,7 @@ export class PostgresStorage implements ServingStorage {
         return;
       }
       this.delivery.deliver([outcome.change]);
+      outcome.change.object = undefined;
       write.resolve(outcome.change);
     });
   }
