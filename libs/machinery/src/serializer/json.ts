@@ -15,7 +15,9 @@ export class TooDeepError extends DecodeError {}
  * handed to code that recurses over it.
  */
 export function decodeJson(text: string, maxDepth = MAX_NESTING_DEPTH): unknown {
-  const deep = tooDeepAt(text, maxDepth);
+  // Each level opens with a bracket of its own: a text no longer than the limit cannot pass it (most
+  // bodies, which then skip the scan).
+  const deep = text.length > maxDepth ? tooDeepAt(text, maxDepth) : -1;
   if (deep >= 0) throw new TooDeepError(`invalid character ${quoteChar(text[deep]!)} exceeded max depth`);
   try {
     return JSON.parse(text);
