@@ -101,16 +101,23 @@ describe.each<Mode>(["nats", "http"])("Informer (%s)", (mode) => {
 
   it("with withoutManagedFields, caches listed and watched objects without them; a write of one keeps the server's", async () => {
     const ns = await freshNamespace(c.client);
-    const sa = { group: "", version: "v1", plural: "serviceaccounts", namespaced: true } as const;
-    await c.client.create(sa, { ...serviceAccount("listed"), metadata: { name: "listed", labels: { a: "b" } } }, { namespace: ns });
-    const trimmed = informer<KubeObject>(c, mode, { ref: sa, namespace: ns, withoutManagedFields: true });
-    const whole = informer<KubeObject>(c, mode, { ref: sa, namespace: ns });
+    await c.client.create(
+      serviceAccounts,
+      { ...serviceAccount("listed"), metadata: { name: "listed", labels: { a: "b" } } },
+      { namespace: ns },
+    );
+    const trimmed = informer<KubeObject>(c, mode, { ref: serviceAccounts, namespace: ns, withoutManagedFields: true });
+    const whole = informer<KubeObject>(c, mode, { ref: serviceAccounts, namespace: ns });
     for (const made of [trimmed, whole]) {
       made.informer.start();
       await made.informer.waitForSync(10_000);
     }
     try {
-      await c.client.create(sa, { ...serviceAccount("watched"), metadata: { name: "watched", labels: { a: "b" } } }, { namespace: ns });
+      await c.client.create(
+        serviceAccounts,
+        { ...serviceAccount("watched"), metadata: { name: "watched", labels: { a: "b" } } },
+        { namespace: ns },
+      );
       await waitFor(
         "the watched one in both",
         () => trimmed.informer.get("watched", ns) !== undefined && whole.informer.get("watched", ns) !== undefined,
@@ -122,7 +129,7 @@ describe.each<Mode>(["nats", "http"])("Informer (%s)", (mode) => {
       // Written back without managedFields, the object keeps the stored entries: the creator's label
       // stays its field beside the new one (a reset would leave only what this write changed).
       const cached = trimmed.informer.get("listed", ns)!;
-      const written = await c.client.update(sa, { ...cached, metadata: { ...cached.metadata, labels: { a: "b", x: "y" } } });
+      const written = await c.client.update(serviceAccounts, { ...cached, metadata: { ...cached.metadata, labels: { a: "b", x: "y" } } });
       const owned = JSON.stringify(written.metadata?.managedFields?.map((e) => e.fieldsV1));
       expect(owned).toContain('"f:a"');
       expect(owned).toContain('"f:x"');

@@ -37,7 +37,7 @@ export interface InformerOptions {
    * Drop `metadata.managedFields` from every object before it is cached and handed to the handlers, as
    * kube-controller-manager and kube-scheduler do with their informers: a controller that only reads
    * objects and writes them with update or patch never needs them (the server keeps the stored ones
-   * when a write leaves them out), and they are a third of a pod. Default false.
+   * when a write leaves them out), and they are nearly half of a running pod's JSON. Default false.
    */
   withoutManagedFields?: boolean;
   /** Transient failures (list, watch, NATS) and handler exceptions; the informer retries on its own. */
