@@ -3,6 +3,9 @@ import { describe, expect, it } from "vitest";
 import { createCA, issueCertificate, pemBlocks, toPem } from "../src/index.js";
 import { openssl, scratchDir } from "./helpers.js";
 
+// Made at the file's top level: the helper removes it after the file (a hook registered inside a test never runs).
+const s = scratchDir();
+
 describe("pemBlocks / toPem", () => {
   it("round-trips DER through 64-column PEM", () => {
     const der = new Uint8Array(randomBytes(200));
@@ -44,7 +47,6 @@ describe("pemBlocks / toPem", () => {
   });
 
   it("reports RFC 1421 headers of an encrypted key written by openssl", () => {
-    const s = scratchDir();
     openssl(["ecparam", "-genkey", "-name", "prime256v1", "-noout", "-out", `${s.dir}/k.pem`]);
     const encrypted = openssl(["ec", "-in", `${s.dir}/k.pem`, "-aes128", "-passout", "pass:secret"]);
     const [block] = pemBlocks(encrypted);
@@ -55,7 +57,6 @@ describe("pemBlocks / toPem", () => {
   });
 
   it("an encrypted CA key is refused with a clear error", async () => {
-    const s = scratchDir();
     const ca = await createCA({ commonName: "enc" });
     const encrypted = openssl(["ec", "-in", s.file("ca.key", ca.keyPem), "-aes128", "-passout", "pass:x"]);
     await expect(

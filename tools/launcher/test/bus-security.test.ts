@@ -4,7 +4,7 @@
 import { natsConnectOptions } from "@orch/bus-access";
 import { createCA, createCertificateRequest, issueCertificate } from "@orch/pki";
 import { type NatsServer, eventually, startNatsServer } from "@orch/testing";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AckPolicy, type ConnectionOptions, DeliverPolicy, type NatsConnection, connect, nuid } from "nats";
@@ -224,9 +224,11 @@ describe("an external NATS (ORCH_NATS_URL) with credentials given by file", () =
   let external: NatsServer;
   let control: ControlPlane;
   let files: { caFile: string; certFile: string; keyFile: string };
+  let dir: string | undefined;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), "orch-external-nats-"));
+    const scratch = mkdtempSync(join(tmpdir(), "orch-external-nats-"));
+    dir = scratch;
     const ca = await createCA({ commonName: "external-nats-ca", validityDays: 1 });
     const issue = async (name: string, options: { commonName: string; server?: boolean }) => {
       const { certPem, keyPem } = await issueCertificate({
@@ -237,13 +239,13 @@ describe("an external NATS (ORCH_NATS_URL) with credentials given by file", () =
         usages: ["digital signature", "key encipherment", options.server ? "server auth" : "client auth"],
         validitySeconds: 3600,
       });
-      writeFileSync(join(dir, `${name}.crt`), certPem);
-      writeFileSync(join(dir, `${name}.key`), keyPem!);
-      return { certFile: join(dir, `${name}.crt`), keyFile: join(dir, `${name}.key`) };
+      writeFileSync(join(scratch, `${name}.crt`), certPem);
+      writeFileSync(join(scratch, `${name}.key`), keyPem!);
+      return { certFile: join(scratch, `${name}.crt`), keyFile: join(scratch, `${name}.key`) };
     };
-    writeFileSync(join(dir, "ca.crt"), ca.certPem);
+    writeFileSync(join(scratch, "ca.crt"), ca.certPem);
     const server = await issue("server", { commonName: "nats", server: true });
-    files = { caFile: join(dir, "ca.crt"), ...(await issue("orch", { commonName: "orch-control-plane" })) };
+    files = { caFile: join(scratch, "ca.crt"), ...(await issue("orch", { commonName: "orch-control-plane" })) };
     external = await startNatsServer({
       config: [
         `tls { cert_file: ${JSON.stringify(server.certFile)}, key_file: ${JSON.stringify(server.keyFile)}, ca_file: ${JSON.stringify(files.caFile)}, verify_and_map: true }`,
@@ -260,6 +262,7 @@ describe("an external NATS (ORCH_NATS_URL) with credentials given by file", () =
   afterAll(async () => {
     await control?.stop();
     await external?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   it("publishes there and the controllers follow it, with the certificate the files name", async () => {

@@ -4,7 +4,7 @@
 // edit` gets an editor that saves nothing, and a write that lost a race with a controller is run again.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, symlink } from "node:fs/promises";
+import { mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
@@ -19,7 +19,10 @@ beforeAll(async () => {
   cwd = await mkdtemp(join(tmpdir(), "orch-readme-"));
   await symlink(join(root, "examples"), join(cwd, "examples"));
 }, 30_000);
-afterAll(() => cp?.stop());
+afterAll(async () => {
+  await cp?.stop();
+  if (cwd) await rm(cwd, { recursive: true, force: true });
+});
 
 /** The section's shell blocks, as commands: a heredoc with its body is one command, every other line one. */
 function readmeCommands(): string[] {
