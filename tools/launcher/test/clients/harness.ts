@@ -2,16 +2,22 @@
 // launcher (to kill it and watch the launcher restart it).
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 
 /** Debian's interpreter: python3-kubernetes installs into its dist-packages, not into a pyenv python3. */
 export const python = "/usr/bin/python3";
 const script = join(import.meta.dirname, "compat.py");
 
 /** Runs one case of compat.py and returns the JSON it printed; a failed Python assertion fails with its trace. */
+/**
+ * The Python client writes the kubeconfig's certificate and key to temp files it never removes: they go
+ * into the control plane's data directory, which goes when it stops.
+ */
+const pythonEnv = (kubeconfig: string): NodeJS.ProcessEnv => ({ ...process.env, TMPDIR: dirname(kubeconfig) });
+
 export function pythonCase(kubeconfig: string, name: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    execFile(python, [script, kubeconfig, name], { timeout: 60_000 }, (err, stdout, stderr) => {
+    execFile(python, [script, kubeconfig, name], { timeout: 60_000, env: pythonEnv(kubeconfig) }, (err, stdout, stderr) => {
       if (err) return reject(new Error(`compat.py ${name} failed (${err.code ?? err.signal}):\n${stderr}${stdout}`));
       resolve(JSON.parse(stdout.trim().split("\n").at(-1)!) as Record<string, unknown>);
     });
@@ -20,7 +26,7 @@ export function pythonCase(kubeconfig: string, name: string): Promise<Record<str
 
 /** Starts a long-running case (leader, watch_forever); `lines` collects what it prints. */
 export function spawnPython(kubeconfig: string, ...args: string[]): { child: ChildProcess; lines: string[] } {
-  const child = spawn(python, [script, kubeconfig, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(python, [script, kubeconfig, ...args], { stdio: ["ignore", "pipe", "pipe"], env: pythonEnv(kubeconfig) });
   const lines: string[] = [];
   child.stdout!.on("data", (chunk: Buffer) => lines.push(...chunk.toString().split("\n").filter(Boolean)));
   child.stderr!.resume();
