@@ -98,9 +98,22 @@ spec:
     await apply("urgent", pod("urgent", "high"));
     const node = await runningOn("urgent");
     // The scheduler's events trail its writes: until the event is stored, kubectl says "No resources found".
-    const preempted = await eventually("one Preempted event", async () => {
-      const out = (await cp.kubectl("get", "events", "--field-selector", "reason=Preempted", "--no-headers")).stdout;
-      return out.trim() !== "" && out.trim().split("\n");
+    // A send that fails on the way is tried again after a pause of up to 10 s (client-go's), hence 30 s;
+    // should it still be missing, the scheduler's log says why.
+    const preempted = await eventually(
+      "one Preempted event",
+      async () => {
+        const out = (await cp.kubectl("get", "events", "--field-selector", "reason=Preempted", "--no-headers")).stdout;
+        return out.trim() !== "" && out.trim().split("\n");
+      },
+      { timeoutMs: 30_000 },
+    ).catch((e: Error) => {
+      throw new Error(
+        `${e.message}; the scheduler said:\n${cp.output
+          .filter((l) => l.includes("scheduler"))
+          .slice(-30)
+          .join("\n")}`,
+      );
     });
     expect(preempted).toHaveLength(1);
     expect(preempted[0]).toMatch(new RegExp(`Preempted by pod [0-9a-f-]+ on node ${node}$`));
