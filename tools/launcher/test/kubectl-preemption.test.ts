@@ -124,5 +124,5 @@ spec:
 
     await ok("scale", "deployment/low", "--replicas=2");
     await runningOn("patient");
-  });
+  }, 90_000);
 });
