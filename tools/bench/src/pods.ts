@@ -201,11 +201,6 @@ export async function podFigures(root: string, nodes: number, replicas: number, 
       if (serving >= nodes) break;
       await sleep(200);
     }
-    const first = await rollout("bench", options.timeline === true);
-    const second = await rollout("bench-2", false);
-    await p.close();
-    return { nodes, replicas, first, second, restarts };
-
     /** Creates a Deployment of `replicas` pods labelled `app: <name>` and measures it until Available. */
     async function rollout(name: string, timeline: boolean): Promise<RolloutFigures> {
       const deployment = {
@@ -322,6 +317,11 @@ export async function podFigures(root: string, nodes: number, replicas: number, 
         machineCpuSeconds: cpu.machineSeconds,
       };
     }
+
+    const first = await rollout("bench", options.timeline === true);
+    const second = await rollout("bench-2", false);
+    await p.close();
+    return { nodes, replicas, first, second, restarts };
   } finally {
     const exited = new Promise((r) => launcher.once("exit", r));
     launcher.kill("SIGTERM");
