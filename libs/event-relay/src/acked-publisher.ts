@@ -43,7 +43,10 @@ export class AckedPublisher {
     inboxPrefix?: string,
   ) {
     this.inbox = createInbox(inboxPrefix);
-    this.subscription = nc.subscribe(`${this.inbox}.*`, { callback: (_err, msg) => this.acked(msg.subject, msg.data, msg.headers) });
+    this.subscription = nc.subscribe(`${this.inbox}.*`, {
+      // An error here (the inbox refused by the bus's permissions) comes without a message: no ack will come.
+      callback: (err, msg) => (err ? this.failAll(err) : this.acked(msg.subject, msg.data, msg.headers)),
+    });
   }
 
   /**
@@ -83,7 +86,11 @@ export class AckedPublisher {
   /** Ends the subscription; publishes still waiting fail. */
   close(): void {
     this.subscription.unsubscribe();
-    for (const batch of new Set(this.waiting.values())) batch.settle(new PublishError("publisher closed"));
+    this.failAll(new PublishError("publisher closed"));
+  }
+
+  private failAll(error: Error): void {
+    for (const batch of new Set(this.waiting.values())) batch.settle(error);
   }
 
   private acked(token: string, data: Uint8Array, headers: MsgHdrs | undefined): void {
