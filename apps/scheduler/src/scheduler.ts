@@ -2,14 +2,16 @@
 // (pkg/scheduler/schedule_one.go), made level-triggered: every pass sees every pending pod, highest
 // priority first (then oldest), and either binds it to the best node that fits (through pods/binding),
 // or preempts lower-priority pods for it (pkg/scheduler/framework/preemption), or marks it
-// Unschedulable with Kubernetes' message. Pods it has bound but the cache does not show yet are
-// "assumed" (the scheduler cache's assume): counted on their node and not scheduled again.
+// Unschedulable with Kubernetes' message. Its cache (cache.ts) follows the informers' events; pods it
+// has bound but the informer does not show bound yet are "assumed": counted on their node and not
+// scheduled again.
 import type { Node, Pod } from "@orch/api";
-import { type ApiClient, type KubeObject, isConflict, isNotFound, podsResource } from "@orch/client";
+import { type ApiClient, type EventHandlers, type KubeObject, isConflict, isNotFound, podsResource } from "@orch/client";
 import { type EventRecorder, type Logger, writeStatus } from "@orch/controller";
 import { cloneJson, jsonEqual, rfc3339 } from "@orch/machinery";
-import { type NodeState, fitErrorMessage, leastAllocatedScore, resourceReasons, staticReason } from "./filters.js";
-import { type Amounts, NodeUsage, nodeAllocatable, podRequests } from "./resources.js";
+import { type NodeInfo, SchedulerCache, isTerminal } from "./cache.js";
+import { fitErrorMessage, leastAllocatedScore, resourceReasons, staticReason } from "./filters.js";
+import type { Amounts, NodeUsage } from "./resources.js";
 
 export const DEFAULT_SCHEDULER_NAME = "default-scheduler";
 
@@ -20,26 +22,15 @@ const NO_NODES = "no nodes available to schedule pods";
 
 export interface SchedulerOptions {
   client: Pick<ApiClient, "createSubresource" | "delete" | "get" | "updateSubresource">;
-  pods: { list(): Pod[] };
-  nodes: { list(): Node[] };
+  /** The informers the scheduler's cache follows (it adds its handlers before they start). */
+  pods: { addEventHandler(handlers: EventHandlers<Pod>): unknown };
+  nodes: { addEventHandler(handlers: EventHandlers<Node>): unknown };
   recorder: EventRecorder;
   log: Logger;
   /** The pods this scheduler serves: `spec.schedulerName`; default `default-scheduler`. */
   schedulerName?: string;
   /** Writes (bindings, status updates, deletions) in flight at once; default 32. */
   concurrency?: number;
-}
-
-interface Placed {
-  pod: Pod;
-  requests: Amounts;
-  /** Bound by this scheduler, not yet seen bound in the cache: never a victim. */
-  assumed: boolean;
-}
-
-interface NodeInfo extends NodeState {
-  name: string;
-  pods: Placed[];
 }
 
 interface Nomination {
@@ -51,7 +42,6 @@ interface Nomination {
 const priorityOf = (pod: Pod) => pod.spec?.priority ?? 0;
 const nameOf = (pod: Pod) => `${pod.metadata.namespace}/${pod.metadata.name}`;
 const startOf = (pod: Pod) => pod.status?.startTime ?? pod.metadata.creationTimestamp ?? "";
-const isTerminal = (pod: Pod) => pod.status?.phase === "Succeeded" || pod.status?.phase === "Failed";
 const asPod = (pod: Pod): KubeObject => ({ ...pod, apiVersion: "v1", kind: "Pod" }) as KubeObject;
 
 /** PrioritySort: higher priority first, then the pod that has waited longest. */
@@ -95,8 +85,7 @@ async function runAll(tasks: (() => Promise<void>)[], limit: number): Promise<vo
 export class Scheduler {
   private readonly schedulerName: string;
   private readonly concurrency: number;
-  /** Pod uid → the node this scheduler bound it to, until the cache shows the binding. */
-  private readonly assumed = new Map<string, string>();
+  private readonly cache: SchedulerCache;
   /**
    * Pod uid → the node it preempted for, from the moment the victims are chosen (kube-scheduler's
    * PodNominator): the room is held even while the cache does not show `nominatedNodeName` yet.
@@ -104,40 +93,30 @@ export class Scheduler {
   private readonly nominatedNodes = new Map<string, string>();
   /** Uids of victims this scheduler deleted, terminating even while the cache does not show it yet. */
   private readonly preempting = new Set<string>();
-  /** Requests per cached pod object (the informer replaces the object when the pod changes). */
-  private readonly requests = new WeakMap<Pod, Amounts>();
-  /** Allocatable per cached node object, likewise: parsing every node's quantities on every pass is a scheduler's worth of CPU. */
-  private readonly allocatable = new WeakMap<Node, Amounts>();
 
   constructor(private readonly options: SchedulerOptions) {
     this.schedulerName = options.schedulerName ?? DEFAULT_SCHEDULER_NAME;
     this.concurrency = options.concurrency ?? 32;
+    const cache = (this.cache = new SchedulerCache((pod) => this.serves(pod)));
+    options.pods.addEventHandler({
+      onAdd: (pod) => cache.setPod(pod),
+      onUpdate: (_, pod) => cache.setPod(pod),
+      onDelete: (pod) => {
+        cache.deletePod(pod);
+        this.preempting.delete(pod.metadata.uid ?? "");
+      },
+    });
+    options.nodes.addEventHandler({
+      onAdd: (node) => cache.setNode(node),
+      onUpdate: (_, node) => cache.setNode(node),
+      onDelete: (node) => cache.deleteNode(node),
+    });
   }
 
   /** One pass. Throws when a write failed for a reason other than a changed world (then retried with backoff). */
   async schedule(): Promise<void> {
-    const nodes = new Map<string, NodeInfo>();
-    for (const node of this.options.nodes.list()) {
-      const name = node.metadata.name ?? "";
-      nodes.set(name, { name, node, allocatable: this.allocatableOf(node), usage: new NodeUsage(), pods: [] });
-    }
-    const pending: Pod[] = [];
-    const seen = new Set<string>();
-    for (const pod of this.options.pods.list()) {
-      const uid = pod.metadata.uid ?? "";
-      seen.add(uid);
-      const bound = pod.spec?.nodeName;
-      if (bound) this.assumed.delete(uid);
-      const node = bound || this.assumed.get(uid);
-      if (node) {
-        const info = nodes.get(node);
-        if (info && !isTerminal(pod)) this.place(info, { pod, requests: this.requestsOf(pod), assumed: !bound });
-      } else if (this.serves(pod)) {
-        pending.push(pod);
-      }
-    }
-    for (const uid of this.assumed.keys()) if (!seen.has(uid)) this.assumed.delete(uid);
-    for (const uid of this.preempting) if (!seen.has(uid)) this.preempting.delete(uid);
+    const nodes = this.cache.nodes;
+    const pending = this.cache.pending();
     const waiting = new Set(pending.map((p) => p.metadata.uid ?? ""));
     for (const uid of this.nominatedNodes.keys()) if (!waiting.has(uid)) this.nominatedNodes.delete(uid);
     pending.sort(byPriority);
@@ -152,7 +131,7 @@ export class Scheduler {
     const writes: (() => Promise<void>)[] = [];
     const failures: unknown[] = [];
     for (const pod of pending) {
-      const requests = this.requestsOf(pod);
+      const requests = this.cache.requestsOf(pod);
       const reasons = new Map<string, string[]>();
       let best: { info: NodeInfo; score: number } | undefined;
       for (const info of nodes.values()) {
@@ -167,8 +146,7 @@ export class Scheduler {
       }
       this.unnominate(nominations, pod);
       if (best) {
-        this.place(best.info, { pod, requests, assumed: true });
-        this.assumed.set(pod.metadata.uid ?? "", best.info.name);
+        this.cache.assume(pod, best.info.name);
         writes.push(() => this.bind(pod, best.info.name).catch((e) => void failures.push(e)));
         continue;
       }
@@ -188,18 +166,6 @@ export class Scheduler {
     return !!pod.metadata.deletionTimestamp || this.preempting.has(pod.metadata.uid ?? "");
   }
 
-  private requestsOf(pod: Pod): Amounts {
-    let found = this.requests.get(pod);
-    if (!found) this.requests.set(pod, (found = podRequests(pod)));
-    return found;
-  }
-
-  private allocatableOf(node: Node): Amounts {
-    let found = this.allocatable.get(node);
-    if (!found) this.allocatable.set(node, (found = nodeAllocatable(node)));
-    return found;
-  }
-
   /** Pods this scheduler binds: not yet bound, named for it, not going away, not gated. */
   private serves(pod: Pod): boolean {
     const spec = pod.spec;
@@ -212,14 +178,9 @@ export class Scheduler {
     );
   }
 
-  private place(info: NodeInfo, placed: Placed): void {
-    info.pods.push(placed);
-    info.usage.add(placed.requests);
-  }
-
   private nominate(nominations: Map<string, Nomination[]>, node: string, pod: Pod): void {
     const list = nominations.get(node) ?? [];
-    list.push({ uid: pod.metadata.uid ?? "", priority: priorityOf(pod), requests: this.requestsOf(pod) });
+    list.push({ uid: pod.metadata.uid ?? "", priority: priorityOf(pod), requests: this.cache.requestsOf(pod) });
     nominations.set(node, list);
   }
 
@@ -260,7 +221,7 @@ export class Scheduler {
         { namespace },
       );
     } catch (e) {
-      this.assumed.delete(uid ?? "");
+      this.cache.forget(pod);
       // Bound meanwhile, or gone: the cache will say so, and the next pass goes on from there.
       if (isConflict(e) || isNotFound(e)) {
         this.options.log.info(`binding ${namespace}/${name} to ${node}: ${(e as Error).message}`);
@@ -350,8 +311,10 @@ export class Scheduler {
     const nominated = this.nominatedNode(pod);
     const info = nominated ? nodes.get(nominated) : undefined;
     if (info && !staticReason(pod, info.node)) {
-      const terminating = info.pods.some((p) => this.terminating(p.pod) && priorityOf(p.pod) < priorityOf(pod));
-      if (terminating) return "not eligible due to a terminating pod on the nominated node.";
+      for (const p of info.pods.values()) {
+        if (this.terminating(p.pod) && priorityOf(p.pod) < priorityOf(pod))
+          return "not eligible due to a terminating pod on the nominated node.";
+      }
     }
     return undefined;
   }
@@ -396,7 +359,7 @@ export class Scheduler {
     info: NodeInfo,
     nominations: Map<string, Nomination[]>,
   ): { victims: Pod[] } | { reasons: string[] } {
-    const lower = info.pods.filter((p) => !p.assumed && priorityOf(p.pod) < priorityOf(pod));
+    const lower = [...info.pods.values()].filter((p) => !p.assumed && priorityOf(p.pod) < priorityOf(pod));
     if (lower.length === 0) return { reasons: [NO_VICTIMS] };
     const usage = this.reservedUsage(pod, info, nominations).clone();
     for (const p of lower) usage.add(p.requests, -1);
