@@ -19,7 +19,7 @@ export async function openStorage(
 ): Promise<ServingStorage> {
   if (!config.postgresUrl) {
     const path = join(config.dataDir, "orch.db");
-    return new SqliteStorage({ path, transformers, leader: thread.index === 0, onlyConnection: thread.threads === 1 });
+    return new SqliteStorage({ path, transformers, leader: thread.index === 0, onlyConnection: thread.threads === 1, checkpointer: true });
   }
   const storage = await PostgresStorage.open({ url: config.postgresUrl, transformers, log: log.child("storage") });
   // The URL may carry a password: the log names the server and database only.

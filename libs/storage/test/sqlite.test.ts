@@ -8,6 +8,7 @@ import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { KeyExistsError, RevisionConflictError, SqliteStorage, type ValueTransformer } from "../src/index.js";
+import { SERVING_CHECKPOINT_PAGES } from "../src/sqlite/checkpointer.js";
 import { describeStorageContract } from "./storage-contract.js";
 
 const size = (path: string): number => (existsSync(path) ? statSync(path).size : 0);
@@ -87,6 +88,27 @@ describe("SqliteStorage files", () => {
     expect(size(`${db.path}-wal`)).toBe(0);
     // Freed pages went back to the file system (auto_vacuum = INCREMENTAL): ~100 rows of ~4 KiB remain.
     expect(size(db.path)).toBeLessThan(2 * 100 * 2 * 2100 + 64 * 1024);
+  });
+
+  it("with a checkpointer, moves the write-ahead log into the database from a thread of its own", async () => {
+    const db = tempDatabase();
+    cleanup.push(db.remove);
+    const storage = new SqliteStorage({ path: db.path, checkpointer: true });
+    const key = { resource: "core/configmaps", namespace: "default", name: "churn" };
+    let revision = (await storage.create(key, { metadata: { name: "churn" }, data: "x".repeat(2000) })).revision;
+    for (let i = 0; i < 400; i++) {
+      revision = (await storage.update(key, { metadata: { name: "churn" }, data: "x".repeat(2000), i }, revision)).revision;
+    }
+    // 400 writes of a few pages each went through the log, below the serving connection's own threshold
+    // (SERVING_CHECKPOINT_PAGES): only the checkpointer can have copied them into the database file.
+    expect(size(`${db.path}-wal`)).toBeLessThan(SERVING_CHECKPOINT_PAGES * 4096);
+    await vi.waitFor(() => expect(size(db.path)).toBeGreaterThan(1024 * 1024), { timeout: 10_000 });
+    await storage.close();
+    // The checkpointer's connection closed first: the serving one, the last, checkpointed and removed the log.
+    expect(existsSync(`${db.path}-wal`)).toBe(false);
+    const reopened = new SqliteStorage({ path: db.path });
+    cleanup.unshift(() => void reopened.close());
+    expect(JSON.parse((await reopened.get(key))!.value).i).toBe(399);
   });
 
   it("commits writes issued together as one group, each failing or succeeding on its own", async () => {

@@ -37,6 +37,7 @@ import {
   storedObject,
 } from "../storage.js";
 import { changes, counters } from "./schema.js";
+import { Checkpointer, SERVING_CHECKPOINT_PAGES } from "./checkpointer.js";
 
 export interface SqliteOptions {
   /** Database file path, or ":memory:". */
@@ -57,6 +58,11 @@ export interface SqliteOptions {
    * is safe only when no other writer can commit between a turn's first read and its last. Default false.
    */
   onlyConnection?: boolean;
+  /**
+   * The write-ahead log is checkpointed from a worker thread (checkpointer.ts), not by the commits of
+   * this connection; the leading connection starts that thread. Default false: SQLite's own checkpoints.
+   */
+  checkpointer?: boolean;
 }
 
 /** Rows read per query while scanning a list; a filter may need several batches to fill a page. */
@@ -128,6 +134,7 @@ export class SqliteStorage implements ServingStorage {
   private readonly delivery: CommitDelivery;
   /** Where this connection announces its commits to, and hears of, the other threads' (a file only). */
   private readonly commits: BroadcastChannel | undefined;
+  private readonly checkpointer: Checkpointer | undefined;
   private readonly leader: boolean;
   private readonly onlyConnection: boolean;
   /** A read transaction this turn's gets share (onlyConnection), ended before any write. */
@@ -222,6 +229,10 @@ export class SqliteStorage implements ServingStorage {
       };
       // Following other threads keeps nothing alive: a thread ends when its own work does.
       this.commits.unref();
+      if (options.checkpointer) {
+        this.sqlite.pragma(`wal_autocheckpoint = ${SERVING_CHECKPOINT_PAGES}`);
+        if (this.leader) this.checkpointer = new Checkpointer(options.path, this.commits.name, this.log);
+      }
     }
   }
 
@@ -626,6 +637,7 @@ export class SqliteStorage implements ServingStorage {
     if (this.queue.length > 0) this.flush(true);
     this.closed = true;
     this.commits?.close();
+    await this.checkpointer?.close();
     this.sqlite.close();
   }
 }
