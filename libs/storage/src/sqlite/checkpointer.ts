@@ -67,9 +67,13 @@ parentPort.once("message", () => {
 });
 `;
 
+/** A start waits this long: the thread and its driver would compete with the apiserver's own start. */
+const START_DELAY_MS = 1_000;
+
 export class Checkpointer {
-  private readonly worker: Worker;
-  private readonly exited: Promise<void>;
+  private worker: Worker | undefined;
+  private exited: Promise<void> = Promise.resolve();
+  private readonly starting: NodeJS.Timeout;
 
   constructor(path: string, channel: string, log: Logger) {
     const data: CheckpointerData = {
@@ -78,17 +82,21 @@ export class Checkpointer {
       channel,
       revisions: CHECKPOINT_REVISIONS,
     };
-    this.worker = new Worker(PROGRAM, { eval: true, workerData: data });
-    this.worker.on("message", (error: string) => log.warn("WAL checkpoint failed", { error }));
-    this.worker.on("error", (e) => log.error("WAL checkpointer stopped; the serving connections checkpoint instead", { error: e.message }));
-    this.exited = new Promise((resolve) => this.worker.once("exit", () => resolve()));
-    // It serves the connection that started it, and keeps nothing alive on its own.
-    this.worker.unref();
+    this.starting = setTimeout(() => {
+      const worker = (this.worker = new Worker(PROGRAM, { eval: true, workerData: data }));
+      worker.on("message", (error: string) => log.warn("WAL checkpoint failed", { error }));
+      worker.on("error", (e) => log.error("WAL checkpointer stopped; the serving connections checkpoint instead", { error: e.message }));
+      this.exited = new Promise((resolve) => worker.once("exit", () => resolve()));
+      // It serves the connection that started it, and keeps nothing alive on its own.
+      worker.unref();
+    }, START_DELAY_MS);
+    this.starting.unref();
   }
 
   /** Closes the checkpointer's connection first, so that the serving one is the file's last. */
   async close(): Promise<void> {
-    this.worker.postMessage("close");
+    clearTimeout(this.starting);
+    this.worker?.postMessage("close");
     await this.exited;
   }
 }
