@@ -40,6 +40,11 @@ export interface SourceSpec<T extends KubeObject = KubeObject> {
   toKeys?: (obj: T) => string[];
   /** Which events count; default the controller's `filter`, else all. */
   filter?: Predicate<T>;
+  /**
+   * How long after an event its keys are queued, for objects that carry their own deadline (an Event's
+   * time to live): nothing is read until it may be due. Default, and for 0 or less, at once.
+   */
+  delay?: (obj: T) => number;
 }
 
 export type Source<T extends KubeObject = KubeObject> = InformerLike<T> | SourceSpec<T>;
@@ -116,7 +121,12 @@ export function runController(options: ControllerOptions): Controller {
     const toKeys = source.toKeys ?? ((obj: KubeObject) => [keyOf(obj)]);
     const enqueue = (event: ControllerEvent<any>): void => {
       if (stopped || (filter && !filter(event))) return;
-      for (const key of toKeys(event.object)) if (key) queue.add(key);
+      const wait = source.delay?.(event.object) ?? 0;
+      for (const key of toKeys(event.object)) {
+        if (!key) continue;
+        if (wait > 0) queue.addAfter(key, wait);
+        else queue.add(key);
+      }
     };
     unsubscribe.push(
       source.informer.addEventHandler({

@@ -115,6 +115,31 @@ describe("runController", () => {
     expect(calls.filter((k) => k === "ns/a").length).toBeGreaterThan(1);
   });
 
+  it("queues a source's keys after the delay it gives the object, and at once when that is none", async () => {
+    const clock = new FakeClock();
+    const queue = queueWith(clock);
+    const informer = new FakeInformer<Obj>();
+    informer.sync();
+    const r = recorder(() => undefined);
+    const delays: Record<string, number> = { late: 500, due: 0, overdue: -20 };
+    const c = runController({
+      name: "t",
+      sources: [{ informer, delay: (o) => delays[o.metadata.name!]! }],
+      reconciler: r,
+      queue,
+      log: silentLogger,
+    });
+    await c.ready;
+    for (const name of ["late", "due", "overdue"]) informer.add(obj(name));
+    await settle();
+    expect([...r.calls].sort()).toEqual(["ns/due", "ns/overdue"]);
+    await clock.advanceAsync(499);
+    expect(r.calls).toHaveLength(2);
+    await clock.advanceAsync(1);
+    expect(r.calls.at(-1)).toBe("ns/late");
+    await c.stop();
+  });
+
   it("requeues after the time a reconcile asks for, without counting it as a failure", async () => {
     const clock = new FakeClock();
     const queue = queueWith(clock);
