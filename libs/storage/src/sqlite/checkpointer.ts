@@ -9,8 +9,8 @@ import { Worker } from "node:worker_threads";
 import type { Logger } from "@orch/log";
 
 /**
- * Revisions between two of the worker's checkpoints, a few pages each: every 25 made the typical write
- * slower (each checkpoint flushes the disk twice beside it), every 100 did not (docs/storage.md).
+ * Revisions between two of the worker's checkpoints, a few pages each: each checkpoint flushes the disk
+ * twice, and what the serving connections find left to copy (SERVING_CHECKPOINT_PAGES) is at most this.
  */
 export const CHECKPOINT_REVISIONS = 100;
 
