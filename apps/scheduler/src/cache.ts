@@ -32,10 +32,11 @@ export class SchedulerCache {
   /** Nodes by name, each sharing its slot's usage and pods. */
   readonly nodes = new Map<string, NodeInfo>();
   private readonly slots = new Map<string, Slot>();
-  /** Pod uid → the latest state of each pod, and where it is counted. */
+  /** Pod uid → the pod's latest state. */
   private readonly pods = new Map<string, Pod>();
+  /** Pod uid → the node name it is counted on. */
   private readonly countedOn = new Map<string, string>();
-  /** Pod uid → pods waiting for a node that `waits` accepts. */
+  /** Pod uid → the pods waiting for a node (those `waits` accepts). */
   private readonly waiting = new Map<string, Pod>();
   /** Pod uid → the node this scheduler bound it to, until the informer shows the binding. */
   private readonly assumed = new Map<string, string>();

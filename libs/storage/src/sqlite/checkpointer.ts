@@ -46,15 +46,17 @@ const checkpoint = () => {
 };
 const channel = new BroadcastChannel(workerData.channel);
 let checkpointed = -1;
+let heard = -1;
 let scheduled = false;
 channel.onmessage = ({ data: revision }) => {
+  heard = Math.max(heard, revision);
   if (checkpointed < 0) checkpointed = revision;
-  if (scheduled || revision - checkpointed < workerData.revisions) return;
+  if (scheduled || heard - checkpointed < workerData.revisions) return;
   scheduled = true;
   // After the commits already queued for this thread, so that one checkpoint covers them all.
   setImmediate(() => {
     scheduled = false;
-    checkpointed = revision;
+    checkpointed = heard;
     checkpoint();
   });
 };
