@@ -21,7 +21,11 @@ const usage = (cache: SchedulerCache, name: string) => {
   const info = cache.nodes.get(name)!;
   return { cpu: info.usage.requested.get("cpu") ?? 0, pods: info.usage.pods, uids: [...info.pods.keys()].sort() };
 };
-const pendingUids = (cache: SchedulerCache) => cache.pending().map((p) => p.metadata.uid).sort();
+const pendingUids = (cache: SchedulerCache) =>
+  cache
+    .pending()
+    .map((p) => p.metadata.uid)
+    .sort();
 
 describe("SchedulerCache", () => {
   it("counts bound pods on their node and moves them when they change", () => {
