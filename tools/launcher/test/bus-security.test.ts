@@ -224,11 +224,10 @@ describe("an external NATS (ORCH_NATS_URL) with credentials given by file", () =
   let external: NatsServer;
   let control: ControlPlane;
   let files: { caFile: string; certFile: string; keyFile: string };
-  let dir: string | undefined;
+  let dir: string;
 
   beforeAll(async () => {
-    const scratch = mkdtempSync(join(tmpdir(), "orch-external-nats-"));
-    dir = scratch;
+    dir = mkdtempSync(join(tmpdir(), "orch-external-nats-"));
     const ca = await createCA({ commonName: "external-nats-ca", validityDays: 1 });
     const issue = async (name: string, options: { commonName: string; server?: boolean }) => {
       const { certPem, keyPem } = await issueCertificate({
@@ -239,13 +238,13 @@ describe("an external NATS (ORCH_NATS_URL) with credentials given by file", () =
         usages: ["digital signature", "key encipherment", options.server ? "server auth" : "client auth"],
         validitySeconds: 3600,
       });
-      writeFileSync(join(scratch, `${name}.crt`), certPem);
-      writeFileSync(join(scratch, `${name}.key`), keyPem!);
-      return { certFile: join(scratch, `${name}.crt`), keyFile: join(scratch, `${name}.key`) };
+      writeFileSync(join(dir, `${name}.crt`), certPem);
+      writeFileSync(join(dir, `${name}.key`), keyPem!);
+      return { certFile: join(dir, `${name}.crt`), keyFile: join(dir, `${name}.key`) };
     };
-    writeFileSync(join(scratch, "ca.crt"), ca.certPem);
+    writeFileSync(join(dir, "ca.crt"), ca.certPem);
     const server = await issue("server", { commonName: "nats", server: true });
-    files = { caFile: join(scratch, "ca.crt"), ...(await issue("orch", { commonName: "orch-control-plane" })) };
+    files = { caFile: join(dir, "ca.crt"), ...(await issue("orch", { commonName: "orch-control-plane" })) };
     external = await startNatsServer({
       config: [
         `tls { cert_file: ${JSON.stringify(server.certFile)}, key_file: ${JSON.stringify(server.keyFile)}, ca_file: ${JSON.stringify(files.caFile)}, verify_and_map: true }`,

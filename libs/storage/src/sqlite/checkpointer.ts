@@ -78,13 +78,13 @@ export class Checkpointer {
   private readonly starting: NodeJS.Timeout;
 
   constructor(path: string, channel: string, log: Logger) {
-    const data: CheckpointerData = {
-      driver: createRequire(import.meta.url).resolve("better-sqlite3"),
-      path,
-      channel,
-      revisions: CHECKPOINT_REVISIONS,
-    };
     this.starting = setTimeout(() => {
+      const data: CheckpointerData = {
+        driver: createRequire(import.meta.url).resolve("better-sqlite3"),
+        path,
+        channel,
+        revisions: CHECKPOINT_REVISIONS,
+      };
       const worker = (this.worker = new Worker(PROGRAM, { eval: true, workerData: data }));
       worker.on("message", (error: string) => log.warn("WAL checkpoint failed", { error }));
       worker.on("error", (e) => log.error("WAL checkpointer stopped; the serving connections checkpoint instead", { error: e.message }));

@@ -8,13 +8,13 @@ import { dirname, join } from "node:path";
 export const python = "/usr/bin/python3";
 const script = join(import.meta.dirname, "compat.py");
 
-/** Runs one case of compat.py and returns the JSON it printed; a failed Python assertion fails with its trace. */
 /**
  * The Python client writes the kubeconfig's certificate and key to temp files it never removes: they go
  * into the control plane's data directory, which goes when it stops.
  */
 const pythonEnv = (kubeconfig: string): NodeJS.ProcessEnv => ({ ...process.env, TMPDIR: dirname(kubeconfig) });
 
+/** Runs one case of compat.py and returns the JSON it printed; a failed Python assertion fails with its trace. */
 export function pythonCase(kubeconfig: string, name: string): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
     execFile(python, [script, kubeconfig, name], { timeout: 60_000, env: pythonEnv(kubeconfig) }, (err, stdout, stderr) => {
