@@ -46,7 +46,7 @@ export class EventTtl {
         {
           informer: this.informer,
           filter: (event) => event.type !== "delete",
-          delay: (event) => this.remaining(event as unknown as Event),
+          delay: (obj) => this.remaining(obj as Event),
         },
       ],
       log,
