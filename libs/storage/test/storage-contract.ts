@@ -344,6 +344,11 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
         const ns = await s.list({ resource: PODS, namespace: "a", limit: 3 });
         expect(ns.items.map((o) => o.name)).toEqual(["o0", "o1", "o2"]);
         expect(ns.remaining).toBe(1);
+        // Pages within a namespace continue by name and never run into the next namespace's keys.
+        const nsRest = await s.list({ resource: PODS, namespace: "a", limit: 3, after: ns.continueAfter });
+        expect(nsRest.items.map((o) => o.name)).toEqual(["o3"]);
+        expect(nsRest.continueAfter).toBeUndefined();
+        expect((await listAll(s, { resource: PODS, namespace: "b", limit: 1 })).items.map((o) => o.name)).toEqual(["o4", "o5", "o6"]);
       });
 
       it("applies the filter before the limit, across many objects", async () => {

@@ -421,6 +421,7 @@ async function main(apiOnly = false): Promise<void> {
   await createMany(p, "listed", "l", N.list);
   // The objects created, and the namespace's default ServiceAccount.
   const list = await timeLists(p, "listed", N.list + 1);
+  const chunkedList = await timeLists(p, "listed", N.list + 1, KUBECTL_CHUNK);
 
   const watch = await watchLatency(api, p);
   const fanout = await watcherFanout(api.origin, api.tls, p, N.watchers, N.fanoutEvents, 20, "fanout-20");
@@ -461,6 +462,7 @@ async function main(apiOnly = false): Promise<void> {
     ["creates/s (32 clients)", rate(creates), "≥ 70 % of the baseline's"],
     ["gets/s (32 clients)", rate(gets), "≥ 60 % of the baseline's"],
     listRow(list),
+    listRow(chunkedList, KUBECTL_CHUNK),
     ["create request → watch event", `p50 ${fmt(watch.p50)} ms, p99 ${fmt(watch.p99)} ms`, "p99 ≤ 5 ms"],
     ...[fanout, fanoutBusy].map(
       (f): Row => [
@@ -617,11 +619,14 @@ const restartApiserver = (dataDir: string) =>
     (api) => pool(api.origin, api.tls, 4),
   );
 
-function listRow(l: ListFigures): Row {
+/** The page size kubectl asks for (`--chunk-size`'s default). */
+const KUBECTL_CHUNK = 500;
+
+function listRow(l: ListFigures, pageSize?: number): Row {
   return [
-    `list of ${N.list.toLocaleString("en")} objects`,
+    `list of ${N.list.toLocaleString("en")} objects${pageSize ? ` in pages of ${pageSize} (kubectl's chunks), all pages` : ""}`,
     `${fmt(listMedian(l))} ms median, ${fmt(l.times[0]!)} ms best (${fmt(l.bytes / 2 ** 20)} MiB)`,
-    "≤ 50 ms",
+    pageSize ? "" : "≤ 50 ms",
   ];
 }
 

@@ -1,6 +1,6 @@
 import { type Logger, createLogger } from "@orch/log";
 import Database from "better-sqlite3";
-import { and, asc, eq, gt, sql } from "drizzle-orm";
+import { type SQL, and, asc, eq, gt, sql } from "drizzle-orm";
 import { type BetterSQLite3Database, drizzle } from "drizzle-orm/better-sqlite3";
 import { migrate } from "drizzle-orm/better-sqlite3/migrator";
 import { chmodSync, closeSync, existsSync, openSync, realpathSync } from "node:fs";
@@ -67,6 +67,22 @@ export interface SqliteOptions {
 
 /** Rows read per query while scanning a list; a filter may need several batches to fill a page. */
 const SCAN_BATCH = 1000;
+
+/**
+ * The keys of a list's resource (and namespace) after `after`, as a condition the key index serves as a
+ * range. Within the position's own namespace it compares the name alone: SQLite does not range-scan a row
+ * value whose first column equality already fixes, so `(namespace, name) > (…)` there walked every key from
+ * the namespace's first to the page's start, each page of a chunked list a longer walk.
+ */
+function keyRange(query: ListQuery, after: Position | undefined): SQL {
+  const where = [sql`resource = ${query.resource}`];
+  if (query.namespace !== undefined) where.push(sql`namespace = ${query.namespace}`);
+  if (after) {
+    const inNamespace = after.namespace === query.namespace;
+    where.push(inNamespace ? sql`name > ${after.name}` : sql`(namespace, name) > (${after.namespace}, ${after.name})`);
+  }
+  return sql.join(where, sql` AND `);
+}
 
 /** Changes read per query while catching up with other threads' commits. */
 const FOLLOW_BATCH = 1000;
@@ -542,10 +558,7 @@ export class SqliteStorage implements ServingStorage {
 
   /** Objects of one resource in key order after `after`, as they were at `revision`, values as stored. */
   private scan(query: ListQuery, after: Position | undefined, revision: number, historical: boolean, limit: number): ScannedRow[] {
-    const where = [sql`resource = ${query.resource}`];
-    if (query.namespace !== undefined) where.push(sql`namespace = ${query.namespace}`);
-    if (after) where.push(sql`(namespace, name) > (${after.namespace}, ${after.name})`);
-    const cond = sql.join(where, sql` AND `);
+    const cond = keyRange(query, after);
     if (!historical) {
       // The resource, and the namespace when the query names one, are the query's own: not read back as a
       // new string per row (a third of the time a list of 10,000 spends in SQLite).
@@ -573,11 +586,7 @@ export class SqliteStorage implements ServingStorage {
   }
 
   private countAfter(query: ListQuery, after: Position, revision: number, historical: boolean): number {
-    if (!historical) {
-      const where = [sql`resource = ${query.resource}`, sql`(namespace, name) > (${after.namespace}, ${after.name})`];
-      if (query.namespace !== undefined) where.push(sql`namespace = ${query.namespace}`);
-      return this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM objects WHERE ${sql.join(where, sql` AND `)}`)!.n;
-    }
+    if (!historical) return this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM objects WHERE ${keyRange(query, after)}`)!.n;
     return this.scan(query, after, revision, true, Number.MAX_SAFE_INTEGER).length;
   }
 
