@@ -369,6 +369,13 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
         expect(second.items.map((o) => o.name)).toEqual(["o1800", "o2400"]);
         expect(second.continueAfter).toBeUndefined();
         expect((await s.list({ resource: PODS, filter })).items).toHaveLength(5);
+        // Unfiltered pages longer than a batch, and one ending exactly at a batch's end.
+        const long = await s.list({ resource: PODS, limit: 1200 });
+        expect(long.items).toHaveLength(1200);
+        expect(long.continueAfter).toEqual({ namespace: "default", name: "o1199" });
+        expect(long.remaining).toBe(total - 1200);
+        const pages = await listAll(s, { resource: PODS, limit: 1000 });
+        expect(pages.items.map((o) => o.name)).toEqual(Array.from({ length: total }, (_, i) => `o${String(i).padStart(4, "0")}`));
       });
 
       it("at an older revision returns exactly the state at that revision", async () => {

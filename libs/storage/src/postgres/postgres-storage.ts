@@ -573,22 +573,25 @@ export class PostgresStorage implements ServingStorage {
       const items: StoredObject[] = [];
       let after = query.after;
       for (;;) {
-        const batch = await this.scan(tx, query, after, revision, historical, SCAN_BATCH);
-        for (const row of batch) {
+        // Without a filter every row fills the page: one row more than it needs tells whether it continues.
+        const size = query.filter ? SCAN_BATCH : Math.min(SCAN_BATCH, limit - items.length + 1);
+        const batch = await this.scan(tx, query, after, revision, historical, size);
+        for (let i = 0; i < batch.length; i++) {
+          const row = batch[i]!;
           after = { namespace: row.namespace, name: row.name };
           const item = this.readRow(row, transformer, query);
           if (!item) continue;
           if (query.filter && !query.filter(item)) continue;
           items.push(item);
           if (items.length === limit) {
-            const rest = await this.scan(tx, query, after, revision, historical, 1);
-            if (rest.length === 0) return { items, revision };
+            const more = i + 1 < batch.length || (await this.scan(tx, query, after, revision, historical, 1)).length > 0;
+            if (!more) return { items, revision };
             const result: ListResult = { items, revision, continueAfter: after };
             if (!query.filter) result.remaining = await this.countAfter(tx, query, after, revision, historical);
             return result;
           }
         }
-        if (batch.length < SCAN_BATCH) return { items, revision };
+        if (batch.length < size) return { items, revision };
       }
     });
   }

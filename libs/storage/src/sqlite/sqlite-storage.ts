@@ -522,21 +522,24 @@ export class SqliteStorage implements ServingStorage {
       const items: StoredObject[] = [];
       let after = query.after;
       for (;;) {
-        const batch = this.scan(query, after, revision, historical, SCAN_BATCH);
-        for (const row of batch) {
+        // Without a filter every row fills the page: one row more than it needs tells whether it continues.
+        const size = query.filter ? SCAN_BATCH : Math.min(SCAN_BATCH, limit - items.length + 1);
+        const batch = this.scan(query, after, revision, historical, size);
+        for (let i = 0; i < batch.length; i++) {
+          const row = batch[i]!;
           after = { namespace: row.namespace, name: row.name };
           if (!this.readRow(row, transformer, query)) continue;
           if (query.filter && !query.filter(row)) continue;
           items.push(row);
           if (items.length === limit) {
-            const rest = this.scan(query, after, revision, historical, 1);
-            if (rest.length === 0) return { items, revision };
+            const more = i + 1 < batch.length || this.scan(query, after, revision, historical, 1).length > 0;
+            if (!more) return { items, revision };
             const result: ListResult = { items, revision, continueAfter: after };
             if (!query.filter) result.remaining = this.countAfter(query, after, revision, historical);
             return result;
           }
         }
-        if (batch.length < SCAN_BATCH) return { items, revision };
+        if (batch.length < size) return { items, revision };
       }
     })();
   }
