@@ -405,6 +405,30 @@ export function describeStorageContract(name: string, factory: () => Promise<Sto
         expect((await s.list({ resource: PODS, revision: at, after: paged.continueAfter! })).items.map(plain)).toEqual([plain(c1)]);
       });
 
+      it("pages a namespace at an older revision while it changes: each page's remaining count is what the later pages hold", async () => {
+        const s = await open();
+        const name = (i: number) => `o${String(i).padStart(2, "0")}`;
+        for (let i = 0; i < 20; i++) await s.create(pod("a", name(i)), object(name(i)));
+        await s.create(pod("b", "o00"), object("o00"));
+        const first = await s.list({ resource: PODS, namespace: "a", limit: 6 });
+        // After the first page: some objects change, some go, new ones come, in and beside the namespace.
+        for (const i of [3, 8, 15])
+          await s.update(pod("a", name(i)), object(name(i), { changed: true }), (await s.get(pod("a", name(i))))!.revision);
+        for (const i of [9, 19]) await s.delete(pod("a", name(i)), object(name(i)), (await s.get(pod("a", name(i))))!.revision);
+        await s.create(pod("a", "o10x"), object("o10x"));
+        await s.create(pod("b", "o01"), object("o01"));
+
+        const names = first.items.map((o) => o.name);
+        let page = first;
+        while (page.continueAfter) {
+          expect(page.remaining).toBe(20 - names.length);
+          page = await s.list({ resource: PODS, namespace: "a", limit: 6, after: page.continueAfter, revision: first.revision });
+          expect(page.revision).toBe(first.revision);
+          names.push(...page.items.map((o) => o.name));
+        }
+        expect(names).toEqual(Array.from({ length: 20 }, (_, i) => name(i)));
+      });
+
       it("never claims consistency at a revision that has not been committed", async () => {
         const s = await open();
         await s.create(pod("default", "a"), object("a"));

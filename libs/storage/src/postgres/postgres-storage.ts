@@ -638,20 +638,31 @@ export class PostgresStorage implements ServingStorage {
        WHERE ${this.where(query, after, "")} AND revision <= ${revision}::bigint
       UNION ALL
       SELECT c.resource, c.namespace, c.name, c.prev_revision AS revision, c.prev_value AS value, c.prev_value_bytes AS value_bytes
-        FROM changes c WHERE ${this.where(query, after, "c")} AND c.revision > ${revision}::bigint AND c.type != 'ADDED'
-          AND c.revision = (SELECT min(c2.revision) FROM changes c2
-                             WHERE c2.resource = c.resource AND c2.namespace = c.namespace
-                               AND c2.name = c.name AND c2.revision > ${revision}::bigint)
+        ${this.changedAfter(query, after, revision)}
       ORDER BY namespace, name LIMIT ${limit}`);
     return result.rows;
   }
 
+  /**
+   * `FROM changes c WHERE …`: of each key of the query after `after` that existed at `revision` and
+   * changed after it, the first later change, whose previous value is the key's state at `revision`.
+   */
+  private changedAfter(query: ListQuery, after: Position | undefined, revision: number): SQL {
+    return sql`FROM changes c WHERE ${this.where(query, after, "c")} AND c.revision > ${revision}::bigint AND c.type != 'ADDED'
+      AND c.revision = (SELECT min(c2.revision) FROM changes c2
+                         WHERE c2.resource = c.resource AND c2.namespace = c.namespace
+                           AND c2.name = c.name AND c2.revision > ${revision}::bigint)`;
+  }
+
   private async countAfter(tx: Executor, query: ListQuery, after: Position, revision: number, historical: boolean): Promise<number> {
-    if (!historical) {
-      const result = await tx.execute<{ n: string }>(sql`SELECT count(*) AS n FROM objects WHERE ${this.where(query, after, "")}`);
-      return Number(result.rows[0]!.n);
-    }
-    return (await this.scan(tx, query, after, revision, true, Number.MAX_SAFE_INTEGER)).length;
+    const objects = this.where(query, after, "");
+    // Historical: the rows `scan` would give, counted without sending their values.
+    const count = historical
+      ? sql`SELECT (SELECT count(*) FROM objects WHERE ${objects} AND revision <= ${revision}::bigint)
+                 + (SELECT count(*) ${this.changedAfter(query, after, revision)}) AS n`
+      : sql`SELECT count(*) AS n FROM objects WHERE ${objects}`;
+    const result = await tx.execute<{ n: string }>(count);
+    return Number(result.rows[0]!.n);
   }
 
   async compact(policy: CompactionPolicy): Promise<CompactionResult> {

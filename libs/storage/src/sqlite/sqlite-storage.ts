@@ -84,6 +84,17 @@ function keyRange(query: ListQuery, after: Position | undefined): SQL {
   return sql.join(where, sql` AND `);
 }
 
+/**
+ * `FROM changes c WHERE …`: of each key matching `cond` that existed at `revision` and changed after it,
+ * the first later change, whose previous value is the key's state at `revision`.
+ */
+function changedAfter(cond: SQL, revision: number): SQL {
+  return sql`FROM changes c WHERE ${cond} AND c.revision > ${revision} AND c.type != 'ADDED'
+    AND c.revision = (SELECT min(c2.revision) FROM changes c2
+                       WHERE c2.resource = c.resource AND c2.namespace = c.namespace
+                         AND c2.name = c.name AND c2.revision > ${revision})`;
+}
+
 /** Changes read per query while catching up with other threads' commits. */
 const FOLLOW_BATCH = 1000;
 
@@ -580,17 +591,17 @@ export class SqliteStorage implements ServingStorage {
     return this.db.all<ScannedRow>(sql`
       SELECT resource, namespace, name, revision, value FROM objects WHERE ${cond} AND revision <= ${revision}
       UNION ALL
-      SELECT c.resource, c.namespace, c.name, c.prev_revision AS revision, c.prev_value AS value
-        FROM changes c WHERE ${cond} AND c.revision > ${revision} AND c.type != 'ADDED'
-          AND c.revision = (SELECT min(c2.revision) FROM changes c2
-                             WHERE c2.resource = c.resource AND c2.namespace = c.namespace
-                               AND c2.name = c.name AND c2.revision > ${revision})
+      SELECT c.resource, c.namespace, c.name, c.prev_revision AS revision, c.prev_value AS value ${changedAfter(cond, revision)}
       ORDER BY namespace, name LIMIT ${limit}`);
   }
 
   private countAfter(query: ListQuery, after: Position, revision: number, historical: boolean): number {
-    if (!historical) return this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM objects WHERE ${keyRange(query, after)}`)!.n;
-    return this.scan(query, after, revision, true, Number.MAX_SAFE_INTEGER).length;
+    const cond = keyRange(query, after);
+    if (!historical) return this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM objects WHERE ${cond}`)!.n;
+    // The rows `scan` would give, counted without reading their values.
+    return this.db.get<{ n: number }>(
+      sql`SELECT (SELECT count(*) FROM objects WHERE ${cond} AND revision <= ${revision}) + (SELECT count(*) ${changedAfter(cond, revision)}) AS n`,
+    )!.n;
   }
 
   async compact(policy: CompactionPolicy): Promise<CompactionResult> {
