@@ -98,7 +98,9 @@ describe("deployment-controller: ReplicationControllers and ReplicaSets", () => 
         apiVersion: "v1",
         kind: "Pod",
         metadata: { name: "orphan", labels: { app: "adopter" } },
-        spec: { containers: [{ name: "c", image: "nginx:1" }] },
+        // On a node: should the controller hear of the ReplicaSet before this pod, create two and then
+        // adopt it, the scale-down removes an unscheduled pod of its own first, never this one.
+        spec: { nodeName: "node-a", containers: [{ name: "c", image: "nginx:1" }] },
       } as unknown as Pod,
       { namespace: ns },
     );
