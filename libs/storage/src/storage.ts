@@ -190,6 +190,17 @@ export function encodeForStorage(
   return { value, stored: transformer ? transformer.toStorage(value, key) : value };
 }
 
+/** Rows an engine reads per query while scanning a list; a filter may need several batches to fill a page. */
+const SCAN_BATCH = 1000;
+
+/**
+ * How many rows a list reads next, with `taken` of the page's `limit` items found: a batch while a filter
+ * may drop rows; else what the page still needs plus one, which tells whether the list continues.
+ */
+export function scanSize(query: ListQuery, limit: number, taken: number): number {
+  return query.filter ? SCAN_BATCH : Math.min(SCAN_BATCH, limit - taken + 1);
+}
+
 export const keyText = (k: ObjectKey): string => `/${k.resource}/${k.namespace ? `${k.namespace}/` : ""}${k.name}`;
 
 export interface CompactionPolicy {

@@ -33,6 +33,7 @@ import {
   type ValueTransformer,
   type ValueTransformers,
   encodeForStorage,
+  scanSize,
   storedJson,
   storedObject,
 } from "../storage.js";
@@ -60,9 +61,6 @@ export interface PostgresOptions {
    */
   leaderRetryMs?: number;
 }
-
-/** Rows read per query while scanning a list; a filter may need several batches to fill a page. */
-const SCAN_BATCH = 1000;
 
 /**
  * How long a connection may take to open: an unreachable server fails start-up, or the write waiting
@@ -573,8 +571,7 @@ export class PostgresStorage implements ServingStorage {
       const items: StoredObject[] = [];
       let after = query.after;
       for (;;) {
-        // Without a filter every row fills the page: one row more than it needs tells whether it continues.
-        const size = query.filter ? SCAN_BATCH : Math.min(SCAN_BATCH, limit - items.length + 1);
+        const size = scanSize(query, limit, items.length);
         const batch = await this.scan(tx, query, after, revision, historical, size);
         for (let i = 0; i < batch.length; i++) {
           const row = batch[i]!;

@@ -33,6 +33,7 @@ import {
   type ValueTransformer,
   type ValueTransformers,
   encodeForStorage,
+  scanSize,
   storedJson,
   storedObject,
 } from "../storage.js";
@@ -64,9 +65,6 @@ export interface SqliteOptions {
    */
   checkpointer?: boolean;
 }
-
-/** Rows read per query while scanning a list; a filter may need several batches to fill a page. */
-const SCAN_BATCH = 1000;
 
 /**
  * The keys of a list's resource (and namespace) after `after`, as a condition the key index serves as a
@@ -533,8 +531,7 @@ export class SqliteStorage implements ServingStorage {
       const items: StoredObject[] = [];
       let after = query.after;
       for (;;) {
-        // Without a filter every row fills the page: one row more than it needs tells whether it continues.
-        const size = query.filter ? SCAN_BATCH : Math.min(SCAN_BATCH, limit - items.length + 1);
+        const size = scanSize(query, limit, items.length);
         const batch = this.scan(query, after, revision, historical, size);
         for (let i = 0; i < batch.length; i++) {
           const row = batch[i]!;
