@@ -121,6 +121,28 @@ describe("Accept", () => {
     expect(r.body.metadata.resourceVersion).toMatch(/^\d+$/);
   });
 
+  it("a Table's rows carry the object, its metadata or nothing, as includeObject says; PartialObjectMetadata is each object's metadata", async () => {
+    const ns = await freshNamespace(t.api);
+    for (const name of ["m1", "m2"]) await t.api.post(secrets(ns), secret(name));
+    const items = (await t.api.get(secrets(ns))).body.items;
+    expect(items).toHaveLength(2);
+    const partial = (o: any) => ({ kind: "PartialObjectMetadata", apiVersion: "meta.k8s.io/v1", metadata: o.metadata });
+    const table = "application/json;as=Table;v=v1;g=meta.k8s.io";
+    const rows = async (query: string) => (await t.api.get(`${secrets(ns)}${query}`, { accept: table })).body.rows;
+    expect((await rows("")).map((r: any) => r.object)).toEqual(items.map(partial));
+    expect((await rows("?includeObject=Object")).map((r: any) => r.object)).toEqual(items);
+    expect((await rows("?includeObject=None")).map((r: any) => Object.keys(r))).toEqual([["cells"], ["cells"]]);
+    // One object's Table, indented: the spliced text is parsed back and written again.
+    const one = await t.api.get(`${secrets(ns)}/m1?pretty=true`, { accept: table });
+    expect(one.body.rows[0].object).toEqual(partial(items[0]));
+    expect(one.body.metadata.resourceVersion).toBe(items[0].metadata.resourceVersion);
+    const list = await t.api.get(secrets(ns), { accept: "application/json;as=PartialObjectMetadataList;v=v1;g=meta.k8s.io" });
+    expect(list.body.kind).toBe("PartialObjectMetadataList");
+    expect(list.body.items).toEqual(items.map(partial));
+    const single = await t.api.get(`${secrets(ns)}/m2`, { accept: "application/json;as=PartialObjectMetadata;v=v1;g=meta.k8s.io" });
+    expect(single.body).toEqual(partial(items[1]));
+  });
+
   it("a watch with the Table Accept (kubectl get -w) streams one-row Tables as JSON", async () => {
     const ns = await freshNamespace(t.api);
     await t.api.post(secrets(ns), secret("row"));

@@ -30,6 +30,26 @@ export function respond(
   return new Response(text, { status, headers });
 }
 
+/**
+ * JSON text made of a head, parts with a comma between each two, and a tail (a list's items, a Table's
+ * rows), written as UTF-8 into one buffer: no one large string (joining 10,000 items, then encoding the
+ * result, costs several times more than writing each part once).
+ */
+export function jsonBytes(head: string, parts: readonly string[], tail: string): Buffer {
+  let length = Buffer.byteLength(head) + Math.max(parts.length - 1, 0) + Buffer.byteLength(tail);
+  for (const part of parts) length += Buffer.byteLength(part);
+  const bytes = Buffer.allocUnsafe(length);
+  let at = bytes.write(head);
+  parts.forEach((part, i) => {
+    if (i > 0) at = bytes.writeUInt8(COMMA, at);
+    at += bytes.write(part, at);
+  });
+  bytes.write(tail, at);
+  return bytes;
+}
+
+const COMMA = 0x2c;
+
 export function statusOf(e: unknown): Status {
   if (e instanceof StatusError) return e.status;
   return errors.internal(e instanceof Error ? e.message : String(e)).status;

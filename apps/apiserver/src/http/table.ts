@@ -1,7 +1,9 @@
 // Server-side printing (meta.k8s.io/v1 Table), which `kubectl get` asks for.
 import type { ObjectHeader } from "@orch/api";
 import { humanDuration } from "@orch/machinery";
+import { memberText } from "@orch/machinery/serializer";
 import type { KindDefinition } from "@orch/registry";
+import { jsonBytes } from "./respond.js";
 
 export { humanDuration };
 
@@ -36,39 +38,55 @@ function cell(value: unknown, type: string): unknown {
   return value;
 }
 
-/** An object reduced to its metadata, as `as=PartialObjectMetadata` and a Table's `includeObject=Metadata` send it. */
-export const partialObjectMetadata = (obj: ObjectHeader) => ({
-  kind: "PartialObjectMetadata",
-  apiVersion: "meta.k8s.io/v1",
-  metadata: obj.metadata,
-});
-
-function row(kind: KindDefinition, obj: ObjectHeader, includeObject: string) {
-  // A custom resource's columns give finished cells; what is missing is null, as Kubernetes sends it.
-  const cells = [
-    ...(ownsNameColumn(kind) ? [] : [obj.metadata.name]),
-    ...kind.printerColumns.map((c) => (kind.custom ? (c.value(obj) ?? null) : cell(c.value(obj), c.type))),
-  ];
-  const out: Record<string, unknown> = { cells };
-  if (includeObject === "Object") out.object = obj;
-  else if (includeObject !== "None") {
-    out.object = partialObjectMetadata(obj);
-  }
-  return out;
+/**
+ * An object (its stored JSON text) reduced to its metadata, as `as=PartialObjectMetadata` and a Table's
+ * `includeObject=Metadata` send it: the metadata's text spliced as it is, not parsed and serialized again.
+ */
+export function partialObjectMetadata(text: string): string {
+  const metadata = memberText(text, "metadata") ?? JSON.stringify((JSON.parse(text) as ObjectHeader).metadata);
+  return `{"kind":"PartialObjectMetadata","apiVersion":"meta.k8s.io/v1","metadata":${metadata}}`;
 }
 
-export function toTable(
-  kind: KindDefinition,
-  objects: ObjectHeader[],
-  listMeta: Record<string, unknown>,
-  includeObject = "Metadata",
-  withColumns = true,
-) {
-  return {
+/** One object's row, as JSON text: its cells, and the object or its metadata as `includeObject` asks. */
+function row(kind: KindDefinition, text: string, includeObject: string): { json: string; object: ObjectHeader } {
+  const object = JSON.parse(text) as ObjectHeader;
+  // A custom resource's columns give finished cells; what is missing is null, as Kubernetes sends it.
+  const cells = JSON.stringify([
+    ...(ownsNameColumn(kind) ? [] : [object.metadata.name]),
+    ...kind.printerColumns.map((c) => (kind.custom ? (c.value(object) ?? null) : cell(c.value(object), c.type))),
+  ]);
+  if (includeObject === "None") return { json: `{"cells":${cells}}`, object };
+  const shown = includeObject === "Object" ? text : partialObjectMetadata(text);
+  return { json: `{"cells":${cells},"object":${shown}}`, object };
+}
+
+/** Everything of a Table before its rows: `{"kind":"Table", …, "rows":[`. */
+function tableHead(kind: KindDefinition, listMeta: Record<string, unknown>): string {
+  const head = JSON.stringify({
     kind: "Table",
     apiVersion: "meta.k8s.io/v1",
     metadata: listMeta,
-    ...(withColumns ? { columnDefinitions: columnDefinitions(kind) } : { columnDefinitions: null }),
-    rows: objects.map((o) => row(kind, o, includeObject)),
-  };
+    columnDefinitions: columnDefinitions(kind),
+  });
+  return `${head.slice(0, -1)},"rows":[`;
+}
+
+/** A list's Table, from the stored JSON of its objects, as bytes (see `jsonBytes`). */
+export function listTable(
+  kind: KindDefinition,
+  texts: readonly string[],
+  listMeta: Record<string, unknown>,
+  includeObject = "Metadata",
+): Buffer {
+  return jsonBytes(
+    tableHead(kind, listMeta),
+    texts.map((text) => row(kind, text, includeObject).json),
+    "]}",
+  );
+}
+
+/** One object's Table (a get, a write's answer, a watch event), as JSON text. */
+export function objectTable(kind: KindDefinition, text: string, includeObject = "Metadata"): string {
+  const { json, object } = row(kind, text, includeObject);
+  return `${tableHead(kind, { resourceVersion: object.metadata.resourceVersion })}${json}]}`;
 }

@@ -1,10 +1,9 @@
 // watch: JSON lines from the store's watcher, written straight to the connection until the timeout, the
 // client leaving, or an error.
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response";
-import type { ObjectHeader } from "@orch/api";
 import { errors, parseFieldSelector } from "@orch/machinery";
 import { type ResourceStore, type WatchEvent, apiVersionOf } from "@orch/registry";
-import { toTable } from "../table.js";
+import { objectTable } from "../table.js";
 import { listOptions } from "./options.js";
 import type { VerbHandler } from "./request.js";
 
@@ -65,13 +64,10 @@ export const watch: VerbHandler = async ({ deps, req, kind, store, format }) => 
     }
     throw e;
   }
-  const render = (event: WatchEvent): unknown => {
-    if (format.as === "Table" && event.type !== "BOOKMARK" && event.type !== "ERROR") {
-      const obj = JSON.parse(event.object) as ObjectHeader;
-      return toTable(kind, [obj], { resourceVersion: obj.metadata.resourceVersion }, format.includeObject);
-    }
-    return event.object;
-  };
+  const render = (event: WatchEvent): string =>
+    format.as === "Table" && event.type !== "BOOKMARK" && event.type !== "ERROR"
+      ? objectTable(kind, event.object, format.includeObject)
+      : event.object;
   // As Kubernetes: no timeout (or 0) is a random 30 to 60 minutes; a negative one ends the watch at once.
   const timeoutMs = timeoutSeconds ? Math.max(0, timeoutSeconds) * 1000 : 1800 * (1 + Math.random()) * 1000;
   let lastRevision = 0;
