@@ -24,7 +24,7 @@ import { type PodFigures, type RolloutFigures, podFigures, podRequestCosts, stag
 import { type CrdFigures, crdFigures, median } from "./crds.js";
 import { watcherFanout } from "./watchers.js";
 import { type ReplicaFigures, replicaFigures } from "./replicas.js";
-import { type ListFigures, listMedian, memoryFigures, rssAfterRestart, rssMiB, timeLists } from "./memory.js";
+import { type ListFigures, TABLE_ACCEPT, listMedian, memoryFigures, rssAfterRestart, rssMiB, timeLists } from "./memory.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const quick = process.argv.includes("--quick");
@@ -422,6 +422,7 @@ async function main(apiOnly = false): Promise<void> {
   // The objects created, and the namespace's default ServiceAccount.
   const list = await timeLists(p, "listed", N.list + 1);
   const chunkedList = await timeLists(p, "listed", N.list + 1, KUBECTL_CHUNK);
+  const tableList = await timeLists(p, "listed", N.list + 1, KUBECTL_CHUNK, TABLE_ACCEPT);
 
   const watch = await watchLatency(api, p);
   const fanout = await watcherFanout(api.origin, api.tls, p, N.watchers, N.fanoutEvents, 20, "fanout-20");
@@ -463,6 +464,7 @@ async function main(apiOnly = false): Promise<void> {
     ["gets/s (32 clients)", rate(gets), "≥ 60 % of the baseline's"],
     listRow(list),
     listRow(chunkedList, KUBECTL_CHUNK),
+    listRow(tableList, KUBECTL_CHUNK, "as Tables (`kubectl get`)"),
     ["create request → watch event", `p50 ${fmt(watch.p50)} ms, p99 ${fmt(watch.p99)} ms`, "p99 ≤ 5 ms"],
     ...[fanout, fanoutBusy].map(
       (f): Row => [
@@ -622,9 +624,9 @@ const restartApiserver = (dataDir: string) =>
 /** The page size kubectl asks for (`--chunk-size`'s default). */
 const KUBECTL_CHUNK = 500;
 
-function listRow(l: ListFigures, pageSize?: number): Row {
+function listRow(l: ListFigures, pageSize?: number, format = ""): Row {
   return [
-    `list of ${N.list.toLocaleString("en")} objects${pageSize ? ` in pages of ${pageSize} (kubectl's chunks), all pages` : ""}`,
+    `list of ${N.list.toLocaleString("en")} objects${pageSize ? ` in pages of ${pageSize} (kubectl's chunks)${format ? ` ${format}` : ""}, all pages` : ""}`,
     `${fmt(listMedian(l))} ms median, ${fmt(l.times[0]!)} ms best (${fmt(l.bytes / 2 ** 20)} MiB)`,
     pageSize ? "" : "≤ 50 ms",
   ];
