@@ -119,16 +119,7 @@ export const watch: VerbHandler = async ({ deps, req, kind, store, format }) => 
     clearInterval(ticker);
     watcher.close();
   });
-  // Once per turn: the changes one commit delivers (a group commit holds many) leave in one write.
-  let flushing = false;
-  watcher.onQueued(() => {
-    if (flushing) return;
-    flushing = true;
-    queueMicrotask(() => {
-      flushing = false;
-      flush();
-    });
-  });
+  watcher.onQueued(flush);
   flush();
   // The response is on the connection already; this tells @hono/node-server to leave it alone.
   return RESPONSE_ALREADY_SENT;
