@@ -21,5 +21,5 @@ export const list: VerbHandler = async ({ req, kind, store, format, ok }) => {
   const head = format.as
     ? JSON.stringify({ kind: "PartialObjectMetadataList", apiVersion: "meta.k8s.io/v1", metadata: listMeta })
     : JSON.stringify({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata: listMeta });
-  return ok(200, jsonBytes(`${head.slice(0, -1)},"items":[`, format.as ? texts.map(partialObjectMetadata) : texts, "]}"));
+  return ok(200, jsonBytes(`${head.slice(0, -1)},"items":[`, format.as ? texts.map((text) => partialObjectMetadata(text)) : texts, "]}"));
 };
