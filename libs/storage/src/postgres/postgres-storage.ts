@@ -631,13 +631,17 @@ export class PostgresStorage implements ServingStorage {
     // State at an older revision: objects untouched since then, plus, for every key changed after it,
     // the state before its first later change (unless that change created it).
     const result = await tx.execute<ScannedRow>(sql`
-      SELECT resource, namespace, name, revision, value, value_bytes FROM objects
-       WHERE ${this.where(query, after, "")} AND revision <= ${revision}::bigint
+      SELECT resource, namespace, name, revision, value, value_bytes ${this.unchangedSince(query, after, revision)}
       UNION ALL
       SELECT c.resource, c.namespace, c.name, c.prev_revision AS revision, c.prev_value AS value, c.prev_value_bytes AS value_bytes
         ${this.changedAfter(query, after, revision)}
       ORDER BY namespace, name LIMIT ${limit}`);
     return result.rows;
+  }
+
+  /** `FROM objects WHERE …`: the keys of the query after `after` whose current state is already their state at `revision`. */
+  private unchangedSince(query: ListQuery, after: Position | undefined, revision: number): SQL {
+    return sql`FROM objects WHERE ${this.where(query, after, "")} AND revision <= ${revision}::bigint`;
   }
 
   /**
@@ -652,12 +656,11 @@ export class PostgresStorage implements ServingStorage {
   }
 
   private async countAfter(tx: Executor, query: ListQuery, after: Position, revision: number, historical: boolean): Promise<number> {
-    const objects = this.where(query, after, "");
     // Historical: the rows `scan` would give, counted without sending their values.
     const count = historical
-      ? sql`SELECT (SELECT count(*) FROM objects WHERE ${objects} AND revision <= ${revision}::bigint)
+      ? sql`SELECT (SELECT count(*) ${this.unchangedSince(query, after, revision)})
                  + (SELECT count(*) ${this.changedAfter(query, after, revision)}) AS n`
-      : sql`SELECT count(*) AS n FROM objects WHERE ${objects}`;
+      : sql`SELECT count(*) AS n FROM objects WHERE ${this.where(query, after, "")}`;
     const result = await tx.execute<{ n: string }>(count);
     return Number(result.rows[0]!.n);
   }

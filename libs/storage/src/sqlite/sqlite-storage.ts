@@ -82,6 +82,11 @@ function keyRange(query: ListQuery, after: Position | undefined): SQL {
   return sql.join(where, sql` AND `);
 }
 
+/** `FROM objects WHERE …`: the keys matching `cond` whose current state is already their state at `revision`. */
+function unchangedSince(cond: SQL, revision: number): SQL {
+  return sql`FROM objects WHERE ${cond} AND revision <= ${revision}`;
+}
+
 /**
  * `FROM changes c WHERE …`: of each key matching `cond` that existed at `revision` and changed after it,
  * the first later change, whose previous value is the key's state at `revision`.
@@ -586,7 +591,7 @@ export class SqliteStorage implements ServingStorage {
     // State at an older revision: objects untouched since then, plus, for every key changed after it,
     // the state before its first later change (unless that change created it).
     return this.db.all<ScannedRow>(sql`
-      SELECT resource, namespace, name, revision, value FROM objects WHERE ${cond} AND revision <= ${revision}
+      SELECT resource, namespace, name, revision, value ${unchangedSince(cond, revision)}
       UNION ALL
       SELECT c.resource, c.namespace, c.name, c.prev_revision AS revision, c.prev_value AS value ${changedAfter(cond, revision)}
       ORDER BY namespace, name LIMIT ${limit}`);
@@ -597,7 +602,7 @@ export class SqliteStorage implements ServingStorage {
     if (!historical) return this.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM objects WHERE ${cond}`)!.n;
     // The rows `scan` would give, counted without reading their values.
     return this.db.get<{ n: number }>(
-      sql`SELECT (SELECT count(*) FROM objects WHERE ${cond} AND revision <= ${revision}) + (SELECT count(*) ${changedAfter(cond, revision)}) AS n`,
+      sql`SELECT (SELECT count(*) ${unchangedSince(cond, revision)}) + (SELECT count(*) ${changedAfter(cond, revision)}) AS n`,
     )!.n;
   }
 
