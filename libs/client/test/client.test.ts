@@ -2,6 +2,7 @@
 import { createCertificateRequest } from "@orch/pki";
 import { eventually } from "@orch/testing";
 import { readdirSync, readlinkSync } from "node:fs";
+import { type Socket, createServer } from "node:net";
 import { describe, expect, it } from "vitest";
 import {
   ApiClient,
@@ -400,6 +401,25 @@ describe("connections", () => {
       for (const watch of watches) watch.close();
     } finally {
       client.close();
+    }
+  });
+
+  it("gives up on a server that accepts a request and never answers, after the request timeout", async () => {
+    // A stalled server is outside the project: a TCP listener that reads and never writes.
+    const held: Socket[] = [];
+    const silent = createServer((socket) => {
+      held.push(socket);
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as { port: number }).port;
+    const client = new ApiClient({ server: `http://127.0.0.1:${port}` }, { requestTimeoutMs: 300 });
+    try {
+      await expect(client.get(namespaces, "default")).rejects.toThrow("GET /api/v1/namespaces/default: no response within 300 ms");
+    } finally {
+      client.close();
+      for (const socket of held) socket.destroy();
+      silent.close();
     }
   });
 });
