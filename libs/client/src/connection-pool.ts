@@ -1,6 +1,7 @@
 // undici's connection pool and its request call, without the rest of undici: its index also loads fetch,
 // WebSocket, caches and mocks, about 1 MB more to evaluate at every controller's start (~55 ms of CPU
 // against ~15 ms for these parts, docs/benchmarks.md). The types are undici's own (undici-parts.d.ts).
+/// <reference path="./undici-parts.d.ts" />
 import type { Dispatcher, Pool } from "undici";
 import request from "undici/lib/api/api-request.js";
 import PoolClass from "undici/lib/dispatcher/pool.js";
