@@ -30,24 +30,32 @@ export function respond(
   return new Response(text, { status, headers });
 }
 
+/** `envelope`'s JSON up to an array member `name` opened last: `{…,"name":[`, to be followed by its elements and `]}`. */
+export function openArrayMember(envelope: Record<string, unknown>, name: string): string {
+  return `${JSON.stringify(envelope).slice(0, -1)},${JSON.stringify(name)}:[`;
+}
+
 /**
- * JSON text made of a head, parts with a comma between each two, and a tail (a list's items, a Table's
- * rows), written as UTF-8 into one buffer: no one large string (joining 10,000 items, then encoding the
- * result, costs several times more than writing each part once).
+ * `envelope` with the array member `name` of `elements` (JSON texts: a list's items, a Table's rows) last,
+ * written as UTF-8 into one buffer: no one large string (joining 10,000 items, then encoding the result,
+ * costs several times more than writing each element once).
  */
-export function jsonBytes(head: string, parts: readonly string[], tail: string): Buffer {
-  let length = Buffer.byteLength(head) + Math.max(parts.length - 1, 0) + Buffer.byteLength(tail);
-  for (const part of parts) length += Buffer.byteLength(part);
+export function jsonBytes(envelope: Record<string, unknown>, name: string, elements: readonly string[]): Buffer {
+  const head = openArrayMember(envelope, name);
+  let length = Buffer.byteLength(head) + Math.max(elements.length - 1, 0) + CLOSE.length;
+  for (const element of elements) length += Buffer.byteLength(element);
   const bytes = Buffer.allocUnsafe(length);
   let at = bytes.write(head);
-  parts.forEach((part, i) => {
+  elements.forEach((element, i) => {
     if (i > 0) at = bytes.writeUInt8(COMMA, at);
-    at += bytes.write(part, at);
+    at += bytes.write(element, at);
   });
-  bytes.write(tail, at);
+  bytes.write(CLOSE, at);
   return bytes;
 }
 
+/** What closes the array member and its envelope. */
+const CLOSE = "]}";
 const COMMA = 0x2c;
 
 export function statusOf(e: unknown): Status {

@@ -3,7 +3,7 @@ import type { ObjectHeader } from "@orch/api";
 import { humanDuration } from "@orch/machinery";
 import { memberText } from "@orch/machinery/serializer";
 import type { KindDefinition } from "@orch/registry";
-import { jsonBytes } from "./respond.js";
+import { jsonBytes, openArrayMember } from "./respond.js";
 
 export { humanDuration };
 
@@ -60,16 +60,13 @@ function row(kind: KindDefinition, text: string, includeObject: string): { json:
   return { json: `{"cells":${cells},"object":${shown}}`, object };
 }
 
-/** Everything of a Table before its rows: `{"kind":"Table", …, "rows":[`. */
-function tableHead(kind: KindDefinition, listMeta: Record<string, unknown>): string {
-  const head = JSON.stringify({
-    kind: "Table",
-    apiVersion: "meta.k8s.io/v1",
-    metadata: listMeta,
-    columnDefinitions: columnDefinitions(kind),
-  });
-  return `${head.slice(0, -1)},"rows":[`;
-}
+/** A Table without its rows. */
+const tableEnvelope = (kind: KindDefinition, listMeta: Record<string, unknown>) => ({
+  kind: "Table",
+  apiVersion: "meta.k8s.io/v1",
+  metadata: listMeta,
+  columnDefinitions: columnDefinitions(kind),
+});
 
 /** A list's Table, from the stored JSON of its objects, as bytes (see `jsonBytes`). */
 export function listTable(
@@ -79,14 +76,14 @@ export function listTable(
   includeObject = "Metadata",
 ): Buffer {
   return jsonBytes(
-    tableHead(kind, listMeta),
+    tableEnvelope(kind, listMeta),
+    "rows",
     texts.map((text) => row(kind, text, includeObject).json),
-    "]}",
   );
 }
 
 /** One object's Table (a get, a write's answer, a watch event), as JSON text. */
 export function objectTable(kind: KindDefinition, text: string, includeObject = "Metadata"): string {
   const { json, object } = row(kind, text, includeObject);
-  return `${tableHead(kind, { resourceVersion: object.metadata.resourceVersion })}${json}]}`;
+  return `${openArrayMember(tableEnvelope(kind, { resourceVersion: object.metadata.resourceVersion }), "rows")}${json}]}`;
 }

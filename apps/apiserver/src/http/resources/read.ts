@@ -18,8 +18,9 @@ export const list: VerbHandler = async ({ req, kind, store, format, ok }) => {
   if (result.remainingItemCount !== undefined) listMeta.remainingItemCount = result.remainingItemCount;
   const texts = result.items.map((item) => item.value);
   if (format.as === "Table") return ok(200, listTable(kind, texts, listMeta, format.includeObject));
-  const head = format.as
-    ? JSON.stringify({ kind: "PartialObjectMetadataList", apiVersion: "meta.k8s.io/v1", metadata: listMeta })
-    : JSON.stringify({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata: listMeta });
-  return ok(200, jsonBytes(`${head.slice(0, -1)},"items":[`, format.as ? texts.map((text) => partialObjectMetadata(text)) : texts, "]}"));
+  if (format.as) {
+    const items = texts.map((text) => partialObjectMetadata(text));
+    return ok(200, jsonBytes({ kind: "PartialObjectMetadataList", apiVersion: "meta.k8s.io/v1", metadata: listMeta }, "items", items));
+  }
+  return ok(200, jsonBytes({ kind: kind.listKind, apiVersion: apiVersionOf(kind), metadata: listMeta }, "items", texts));
 };
