@@ -86,11 +86,12 @@ export function keyElement(fields: readonly KeyField[]): PathElement {
 
 export const valueElement = (value: unknown): PathElement => ({ value, id: `v:${goJson(value)}` });
 
+const elementRank = (pe: PathElement) => ("field" in pe ? 0 : "key" in pe ? 1 : "value" in pe ? 2 : 3);
+
 /** PathElement.Compare: fields, then keys, then values, then indexes. */
 export function compareElements(a: PathElement, b: PathElement): number {
-  const rank = (pe: PathElement) => ("field" in pe ? 0 : "key" in pe ? 1 : "value" in pe ? 2 : 3);
-  const ra = rank(a);
-  const rb = rank(b);
+  const ra = elementRank(a);
+  const rb = elementRank(b);
   if (ra !== rb) return ra - rb;
   if ("field" in a && "field" in b) return compareStrings(a.field, b.field);
   if ("key" in a && "key" in b) return compareKeys(a.key, b.key);

@@ -10,6 +10,15 @@ interface Child {
   set: FieldSet;
 }
 
+/** One element of a level: `id` its serialized form; `child` the paths below it, when there are any. */
+interface Entry {
+  id: string;
+  pe: PathElement;
+  child?: FieldSet;
+}
+
+const byElement = (a: Entry, b: Entry) => compareElements(a.pe, b.pe);
+
 /** fieldsV1 as JSON: `{"f:spec": {"f:replicas": {}}}`; `"."` marks a member that also has children. */
 export type FieldsV1 = { [key: string]: FieldsV1 };
 
@@ -31,15 +40,24 @@ export class FieldSet {
   /** Adds a path; the empty path (the whole object) is not tracked, as in Kubernetes. */
   insert(path: Path): void {
     if (path.length === 0) return;
-    this.encoding = undefined;
     let node: FieldSet = this;
-    for (let i = 0; i < path.length - 1; i++) node = node.child(path[i]!);
+    for (let i = 0; i < path.length - 1; i++) node = node.child(path[i]!, serializeElement(path[i]!));
     const last = path[path.length - 1]!;
-    node.members.set(serializeElement(last), last);
+    node.addMember(last, serializeElement(last));
   }
 
-  private child(pe: PathElement): FieldSet {
-    const id = serializeElement(pe);
+  /**
+   * While a set is being built: the element `pe` (serialized `id`) as a member of this level. With
+   * `child`, a builder that walks a value adds each path where it is, instead of from the root.
+   */
+  addMember(pe: PathElement, id: string): void {
+    this.encoding = undefined;
+    this.members.set(id, pe);
+  }
+
+  /** While a set is being built: the level below `pe` (serialized `id`), made when missing. The caller adds to it. */
+  child(pe: PathElement, id: string): FieldSet {
+    this.encoding = undefined;
     let c = this.children.get(id);
     if (!c) {
       c = { pe, set: new FieldSet() };
@@ -121,21 +139,27 @@ export class FieldSet {
   }
 
   private walk(prefix: PathElement[], visit: (p: Path) => void): void {
-    for (const { pe, child } of this.entries()) {
-      if (this.members.has(serializeElement(pe))) visit([...prefix, pe]);
+    for (const { id, pe, child } of this.entries()) {
+      if (this.members.has(id)) visit([...prefix, pe]);
       child?.walk([...prefix, pe], visit);
     }
   }
 
-  /** The elements of this level, members and children merged, sorted as Kubernetes sorts them. */
-  private entries(): { pe: PathElement; child?: FieldSet }[] {
-    const byId = new Map<string, { pe: PathElement; child?: FieldSet }>();
-    for (const [id, pe] of this.members) byId.set(id, { pe });
-    for (const [id, c] of this.children) {
-      if (c.set.empty()) continue;
-      byId.set(id, { pe: c.pe, child: c.set });
+  /**
+   * The elements of this level, members and children merged, sorted as Kubernetes sorts them: first
+   * the members (with their children), then the children of no member, each in the order added, so
+   * that the sort sees what it always saw.
+   */
+  private entries(): Entry[] {
+    const out: Entry[] = [];
+    for (const [id, pe] of this.members) {
+      const c = this.children.get(id);
+      out.push(c && !c.set.empty() ? { id, pe: c.pe, child: c.set } : { id, pe });
     }
-    return [...byId.values()].sort((a, b) => compareElements(a.pe, b.pe));
+    for (const [id, c] of this.children) {
+      if (!this.members.has(id) && !c.set.empty()) out.push({ id, pe: c.pe, child: c.set });
+    }
+    return out.length > 1 ? out.sort(byElement) : out;
   }
 
   /** EnsureNamedFieldsAreMembers: a struct field with owned children counts as owned itself. */
@@ -163,10 +187,7 @@ export class FieldSet {
     const out: FieldsV1 = {};
     const entries = this.entries();
     if (includeSelf && entries.length > 0) out["."] = {};
-    for (const { pe, child } of entries) {
-      const id = serializeElement(pe);
-      out[id] = child ? child.emit(this.members.has(id)) : {};
-    }
+    for (const { id, child } of entries) out[id] = child ? child.emit(this.members.has(id)) : {};
     return out;
   }
 

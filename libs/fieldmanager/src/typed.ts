@@ -148,11 +148,57 @@ function compareAt(lhs: Json, rhs: Json, shape: Shape, path: PathElement[], c: C
       // passed over by a walk that builds no paths and looks up no shapes.
       if (identical(lv, rv)) continue;
       const pe = fieldElement(key);
-      compareAt(lv, rv, elementShape(shape, pe), [...path, pe], c);
+      // A member only the new side has (every member of a create) is added whole.
+      if (lv === undefined) addedAt(rv, elementShape(shape, pe), [...path, pe], c.added);
+      else compareAt(lv, rv, elementShape(shape, pe), [...path, pe], c);
     }
   }
   if (lhs === undefined) c.added.insert(path);
   else if (rhs === undefined) c.removed.insert(path);
+}
+
+/**
+ * compareAt(undefined, value): every path of `value` (at `path`, never empty) is added, as compareAt
+ * would insert them, but each at its own level as the walk reaches it instead of from the root: a
+ * create's comparison is all this. (Not for what was removed: compareAt counts a member whose value is
+ * `undefined` as added even below a removed one.)
+ */
+function addedAt(value: Json, shape: Shape, path: PathElement[], added: FieldSet): void {
+  let level = added;
+  for (let i = 0; i < path.length - 1; i++) level = level.child(path[i]!, serializeElement(path[i]!));
+  addWhole(value, shape, path, level);
+}
+
+/** `value` at `path`, whose last element is a member of `parent`, with everything below it. */
+function addWhole(value: Json, shape: Shape, path: PathElement[], parent: FieldSet): void {
+  const pe = path[path.length - 1]!;
+  const id = serializeElement(pe);
+  const leaf = isLeaf(shape) || emptyContainer(value) || (shape.kind === "list" ? !listOrAbsent(value) : !mapOrAbsent(value));
+  if (!leaf) {
+    const level = parent.child(pe, id);
+    if (shape.kind === "list") {
+      const items = asList(value);
+      const byId = new Map<string, { pe: PathElement; count: number; item: Json }>();
+      items.forEach((item, i) => {
+        const ipe = itemElement(shape, item, i, path);
+        const iid = serializeElement(ipe);
+        const found = byId.get(iid);
+        if (found) found.count++;
+        else byId.set(iid, { pe: ipe, count: 1, item });
+      });
+      for (const [iid, { pe: ipe, count, item }] of byId) {
+        if (count === 1) addWhole(item, shape.item, [...path, ipe], level);
+        else level.addMember(ipe, iid);
+      }
+    } else {
+      const map = asMap(value);
+      for (const key of Object.keys(map)) {
+        const fpe = fieldElement(key);
+        addWhole(map[key], elementShape(shape, fpe), [...path, fpe], level);
+      }
+    }
+  }
+  parent.addMember(pe, id);
 }
 
 const listOrAbsent = (v: Json) => v === undefined || v === null || Array.isArray(v);
