@@ -186,6 +186,43 @@ describe("comparison", () => {
     expect(changedPaths(before, after)).toEqual([[], [".spec.replicas"], []]);
   });
 
+  it("adds what only the new object has whole: each item by its keys, a duplicated item once and nothing below it", () => {
+    const created = web(1);
+    const spec = (created.spec as { template: { spec: { containers: unknown[] } } }).template.spec;
+    spec.containers.push({ name: "side", image: "a" }, { name: "side", image: "b" });
+    const [added, modified, removed] = changedPaths({}, created);
+    expect([modified, removed]).toEqual([[], []]);
+    expect(added).toEqual([
+      ".apiVersion",
+      ".kind",
+      ".metadata",
+      ".metadata.labels",
+      ".metadata.labels.app",
+      ".metadata.name",
+      ".spec",
+      ".spec.replicas",
+      ".spec.selector",
+      ".spec.template",
+      ".spec.template.metadata",
+      ".spec.template.metadata.labels",
+      ".spec.template.metadata.labels.app",
+      ".spec.template.spec",
+      ".spec.template.spec.containers",
+      '.spec.template.spec.containers[name="nginx"]',
+      '.spec.template.spec.containers[name="nginx"].image',
+      '.spec.template.spec.containers[name="nginx"].name',
+      '.spec.template.spec.containers[name="nginx"].ports',
+      '.spec.template.spec.containers[name="nginx"].ports[containerPort=80,protocol="TCP"]',
+      '.spec.template.spec.containers[name="nginx"].ports[containerPort=80,protocol="TCP"].containerPort',
+      '.spec.template.spec.containers[name="side"]',
+    ]);
+  });
+
+  it("counts a member whose value is undefined as added, even below a removed one", () => {
+    const before = { ...web(3), status: { replicas: undefined } };
+    expect(changedPaths(before, web(3))).toEqual([[".status.replicas"], [], [".status"]]);
+  });
+
   it("counts an undefined member as added on both sides, so values holding one are never identical", () => {
     const before = { ...web(3), status: undefined };
     const after = { ...web(3), status: undefined };
