@@ -1,7 +1,7 @@
 // A set of field paths (structured-merge-diff fieldpath.Set): at each level, the elements that are
 // members and the children with their own sets, never an empty one. fieldsV1 is its JSON form.
-// A set is built by insert() or read() and never changed afterwards, so the set operations share the
-// subtrees they leave alone instead of copying them.
+// A set is built (insert(), read(), or a walk's child() and addMember()) and never changed afterwards,
+// so the set operations share the subtrees they leave alone instead of copying them.
 import { type Path, type PathElement, type PathElementError, compareElements, deserializeElement, serializeElement } from "./path.js";
 import { type Shape, memberShape, untypedShape } from "@orch/machinery";
 
@@ -47,8 +47,8 @@ export class FieldSet {
   }
 
   /**
-   * While a set is being built: the element `pe` (serialized `id`) as a member of this level. With
-   * `child`, a builder that walks a value adds each path where it is, instead of from the root.
+   * While a set is being built: `pe` (serialized, `id`) a member of this level. With `child`, a walk
+   * over a value adds each path at its own level instead of inserting it from the root.
    */
   addMember(pe: PathElement, id: string): void {
     this.encoding = undefined;
