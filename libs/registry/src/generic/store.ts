@@ -959,7 +959,8 @@ export class ResourceStore {
    * object is read again and `mutate` runs again, until the write goes through or the request's
    * deadline passes. Only a resourceVersion in what `mutate` returns (a PUT body's, a patch that sets
    * one) is a precondition, and a stale one is a 409; a patch carries the current object's, so it
-   * always applies to the newest state.
+   * always applies to the newest state. `mutate` gets a copy of the current object to change, unless it
+   * takes no argument (a PUT's, which replaces the object with its body): then no copy is made.
    */
   async update(
     namespace: string,
@@ -977,7 +978,7 @@ export class ResourceStore {
       deadlineCheck(ctx);
       const stored = await this.deps.storage.get(this.key(namespace, name));
       const current = stored && (await this.servedOne(stored, ctx));
-      let obj = mutate(current && clone(current));
+      let obj = mutate(current && mutate.length > 0 ? clone(current) : undefined);
       let meta = obj.metadata;
       // An empty name in the body mismatches too (Kubernetes' checkName).
       if ((meta.name ?? "") !== name) {
