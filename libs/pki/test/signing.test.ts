@@ -67,6 +67,7 @@ describe("signCertificateRequest", () => {
       usages: ["digital signature", "client auth"],
       lifetimeSeconds: 3600,
     });
+    const after = Date.now();
 
     const cert = parseCertificate(certPem);
     expect(cert.subject).toEqual({ commonName: "jane", organizations: ["devs", "ops"] });
@@ -74,9 +75,11 @@ describe("signCertificateRequest", () => {
     expect(cert).toMatchObject({ dnsNames: ["jane.example"], ipAddresses: ["10.0.0.7"], isCA: false });
     expect(cert.keyUsages).toEqual(["digital signature"]);
     expect(cert.extKeyUsages).toEqual(["client auth"]);
-    // notBefore is 5 minutes back; a one-hour certificate still lasts an hour from now.
-    expect(before - cert.notBefore.getTime()).toBeGreaterThanOrEqual(300_000);
-    expect(before - cert.notBefore.getTime()).toBeLessThan(302_000);
+    // notBefore is 5 minutes before the moment of signing, in whole seconds: that moment lies between
+    // `before` and `after`, and may be in the second after `before`'s. A one-hour certificate still
+    // lasts an hour from then.
+    expect(cert.notBefore.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 - 300_000);
+    expect(cert.notBefore.getTime()).toBeLessThanOrEqual(after - 300_000);
     expect(cert.notAfter.getTime() - cert.notBefore.getTime()).toBe(3900_000);
     expect(verifyChain(certPem, ca.certPem)).toBe(true);
     // The certificate is for the key that signed the request.
