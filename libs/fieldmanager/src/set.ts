@@ -40,10 +40,15 @@ export class FieldSet {
   /** Adds a path; the empty path (the whole object) is not tracked, as in Kubernetes. */
   insert(path: Path): void {
     if (path.length === 0) return;
+    const last = path[path.length - 1]!;
+    this.levelOf(path).addMember(last, serializeElement(last));
+  }
+
+  /** While a set is being built: the level that holds `path`'s last element, made when missing. */
+  levelOf(path: Path): FieldSet {
     let node: FieldSet = this;
     for (let i = 0; i < path.length - 1; i++) node = node.child(path[i]!, serializeElement(path[i]!));
-    const last = path[path.length - 1]!;
-    node.addMember(last, serializeElement(last));
+    return node;
   }
 
   /**

@@ -164,9 +164,7 @@ function compareAt(lhs: Json, rhs: Json, shape: Shape, path: PathElement[], c: C
  * `undefined` as added even below a removed one.)
  */
 function addedAt(value: Json, shape: Shape, path: PathElement[], added: FieldSet): void {
-  let level = added;
-  for (let i = 0; i < path.length - 1; i++) level = level.child(path[i]!, serializeElement(path[i]!));
-  addWhole(value, shape, path, level);
+  addWhole(value, shape, path, added.levelOf(path));
 }
 
 /** `value` at `path`, whose last element is a member of `parent`, with everything below it. */
@@ -177,17 +175,9 @@ function addWhole(value: Json, shape: Shape, path: PathElement[], parent: FieldS
   if (!leaf) {
     const level = parent.child(pe, id);
     if (shape.kind === "list") {
-      const items = asList(value);
-      const byId = new Map<string, { pe: PathElement; count: number; item: Json }>();
-      items.forEach((item, i) => {
-        const ipe = itemElement(shape, item, i, path);
-        const iid = serializeElement(ipe);
-        const found = byId.get(iid);
-        if (found) found.count++;
-        else byId.set(iid, { pe: ipe, count: 1, item });
-      });
-      for (const [iid, { pe: ipe, count, item }] of byId) {
-        if (count === 1) addWhole(item, shape.item, [...path, ipe], level);
+      // A duplicated item is added as a whole, with nothing below it (as compareLists does).
+      for (const [iid, { pe: ipe, items }] of itemsById(shape, asList(value), path)) {
+        if (items.length === 1) addWhole(items[0], shape.item, [...path, ipe], level);
         else level.addMember(ipe, iid);
       }
     } else {
@@ -207,28 +197,27 @@ const asList = (v: Json): Json[] => (Array.isArray(v) ? v : []);
 const asMap = (v: Json): JsonObject => (isObject(v) ? v : {});
 const own = (o: JsonObject, key: string): Json => (Object.hasOwn(o, key) ? o[key] : undefined);
 
-function compareLists(shape: ListShape, lhs: Json[], rhs: Json[], path: PathElement[], c: Comparison): void {
-  const order: PathElement[] = [];
-  const index = (items: Json[], other?: Map<string, Json[]>) => {
-    const byId = new Map<string, Json[]>();
-    items.forEach((item, i) => {
-      const pe = itemElement(shape, item, i, path);
-      const id = serializeElement(pe);
-      const found = byId.get(id);
-      if (found) found.push(item);
-      else {
-        byId.set(id, [item]);
-        if (!other?.has(id)) order.push(pe);
-      }
-    });
-    return byId;
-  };
-  const left = index(lhs);
-  const right = index(rhs, left);
-  for (const pe of order) {
+/** A granular list's items by their element's serialized id, in order of first appearance; duplicates share one entry. */
+function itemsById(shape: ListShape, items: Json[], path: PathElement[]): Map<string, { pe: PathElement; items: Json[] }> {
+  const byId = new Map<string, { pe: PathElement; items: Json[] }>();
+  items.forEach((item, i) => {
+    const pe = itemElement(shape, item, i, path);
     const id = serializeElement(pe);
-    const l = left.get(id) ?? [];
-    const r = right.get(id) ?? [];
+    const found = byId.get(id);
+    if (found) found.items.push(item);
+    else byId.set(id, { pe, items: [item] });
+  });
+  return byId;
+}
+
+function compareLists(shape: ListShape, lhs: Json[], rhs: Json[], path: PathElement[], c: Comparison): void {
+  const left = itemsById(shape, lhs, path);
+  const right = itemsById(shape, rhs, path);
+  // The old side's items in their order, then the items only the new side has.
+  const order = [...left, ...[...right].filter(([id]) => !left.has(id))];
+  for (const [id, { pe }] of order) {
+    const l = left.get(id)?.items ?? [];
+    const r = right.get(id)?.items ?? [];
     const at = [...path, pe];
     if (l.length <= 1 && r.length <= 1) compareAt(l[0], r[0], shape.item, at, c);
     else if (l.length >= 2 && r.length >= 2) {
