@@ -6,7 +6,7 @@
 import { type Server, createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Pool } from "undici";
-import { type LoadResult, type Tls, createNamespace, runLoad } from "./load.js";
+import { type LoadResult, type Tls, createNamespace, inTurn, runLoad } from "./load.js";
 
 export interface AdmissionFigures {
   plain: LoadResult;
@@ -104,19 +104,14 @@ export async function admissionFigures(
       201,
     );
   try {
-    // Warm each path (compiled expressions, kept-alive webhook connections), then measure them in turn,
-    // three rounds of a third each: on a shared machine a load spike then hits every path alike. Each
-    // path's figure is its median round.
-    const paths = ["adm-plain", "adm-policy", "adm-webhooks"] as const;
-    for (const ns of paths) await post(ns, "warm", 300);
-    const rounds = new Map<string, LoadResult[]>(paths.map((ns) => [ns, []]));
-    for (let round = 0; round < 3; round++) {
-      for (const ns of paths) rounds.get(ns)!.push(await post(ns, `cm-${round}`, Math.ceil(creates / 3)));
-    }
-    const median = (ns: string) => rounds.get(ns)!.sort((a, b) => a.perSecond - b.perSecond)[1]!;
-    const errors = (ns: string) => rounds.get(ns)!.reduce((sum, r) => sum + r.errors, 0);
-    const figure = (ns: string) => ({ ...median(ns), errors: errors(ns) });
-    return { plain: figure("adm-plain"), policy: figure("adm-policy"), webhooks: figure("adm-webhooks") };
+    // Warm each path (compiled expressions, kept-alive webhook connections), then measure them in turn.
+    for (const ns of ["adm-plain", "adm-policy", "adm-webhooks"]) await post(ns, "warm", 300);
+    const third = Math.ceil(creates / 3);
+    return await inTurn({
+      plain: (round) => post("adm-plain", `cm-${round}`, third),
+      policy: (round) => post("adm-policy", `cm-${round}`, third),
+      webhooks: (round) => post("adm-webhooks", `cm-${round}`, third),
+    });
   } finally {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));

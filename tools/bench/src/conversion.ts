@@ -6,7 +6,7 @@
 import { type Server, createServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { Pool } from "undici";
-import { type LoadResult, type Tls, runLoad } from "./load.js";
+import { type LoadResult, type Tls, inTurn, runLoad } from "./load.js";
 
 export interface ConversionFigures {
   /** GET in the storage version: no conversion. */
@@ -122,19 +122,11 @@ export async function conversionFigures(
         },
         200,
       );
-    // Warm both (kept-alive connections), then measure them in turn, three rounds of a third each: on a
-    // shared machine a load spike then hits both alike. Each figure is its median round.
+    // Warm both (kept-alive connections), then measure them in turn.
     await get("v1", 500);
     await get("v2", 500);
-    const rounds: Record<"v1" | "v2", LoadResult[]> = { v1: [], v2: [] };
-    for (let round = 0; round < 3; round++) {
-      for (const version of ["v1", "v2"] as const) rounds[version].push(await get(version, Math.ceil(gets / 3)));
-    }
-    const figure = (version: "v1" | "v2") => ({
-      ...rounds[version].sort((a, b) => a.perSecond - b.perSecond)[1]!,
-      errors: rounds[version].reduce((sum, r) => sum + r.errors, 0),
-    });
-    return { plain: figure("v1"), webhook: figure("v2") };
+    const third = Math.ceil(gets / 3);
+    return await inTurn({ plain: () => get("v1", third), webhook: () => get("v2", third) });
   } finally {
     server.closeAllConnections();
     await new Promise((r) => server.close(r));

@@ -75,3 +75,23 @@ export async function createNamespace(p: Pool, name: string): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
+
+/**
+ * Loads compared with each other, measured in turn: three rounds, each load once per round (`run(round)`),
+ * so that a spike or a slowdown of a shared machine hits every load alike. Each load's figure is its
+ * median round, with the errors of all three.
+ */
+export async function inTurn<K extends string>(loads: Record<K, (round: number) => Promise<LoadResult>>): Promise<Record<K, LoadResult>> {
+  const names = Object.keys(loads) as K[];
+  const rounds = new Map<K, LoadResult[]>(names.map((name) => [name, []]));
+  for (let round = 0; round < 3; round++) {
+    for (const name of names) rounds.get(name)!.push(await loads[name](round));
+  }
+  const figures = {} as Record<K, LoadResult>;
+  for (const name of names) {
+    const results = rounds.get(name)!;
+    const median = [...results].sort((a, b) => a.perSecond - b.perSecond)[1]!;
+    figures[name] = { ...median, errors: results.reduce((sum, r) => sum + r.errors, 0) };
+  }
+  return figures;
+}
