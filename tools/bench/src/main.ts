@@ -103,13 +103,20 @@ async function startApiserver(
 const serviceAccount = (name: string) =>
   JSON.stringify({ apiVersion: "v1", kind: "ServiceAccount", metadata: { name, labels: { bench: "yes" } } });
 
-async function createMany(p: ReturnType<typeof pool>, namespace: string, prefix: string, count: number, first = 0): Promise<LoadResult> {
+const serviceAccounts = (namespace: string) => `/api/v1/namespaces/${namespace}/serviceaccounts`;
+
+function createMany(p: ReturnType<typeof pool>, namespace: string, prefix: string, count: number, first = 0): Promise<LoadResult> {
+  return postMany(p, serviceAccounts(namespace), prefix, count, first);
+}
+
+/** Creates of ServiceAccounts `<prefix>-<first + i>` in `collection`: orch's, or the baseline's `/items`. */
+function postMany(p: ReturnType<typeof pool>, collection: string, prefix: string, count: number, first = 0): Promise<LoadResult> {
   return runLoad(
     count,
     CONCURRENCY,
     async (i) => {
       const res = await p.request({
-        path: `/api/v1/namespaces/${namespace}/serviceaccounts`,
+        path: collection,
         method: "POST",
         headers: { "content-type": "application/json" },
         body: serviceAccount(`${prefix}-${first + i}`),
@@ -121,13 +128,13 @@ async function createMany(p: ReturnType<typeof pool>, namespace: string, prefix:
   );
 }
 
-/** Gets of the ServiceAccounts `createMany` made as `sa-<i>`, spread over them. */
-function getMany(p: ReturnType<typeof pool>, count: number, created: number): Promise<LoadResult> {
+/** Gets of the objects `postMany` made as `sa-<i>` in `collection`, spread over them. */
+function getMany(p: ReturnType<typeof pool>, count: number, created: number, collection = serviceAccounts("default")): Promise<LoadResult> {
   return runLoad(
     count,
     CONCURRENCY,
     async (i) => {
-      const r = await p.request({ path: `/api/v1/namespaces/default/serviceaccounts/sa-${(i * 7919) % created}`, method: "GET" });
+      const r = await p.request({ path: `${collection}/sa-${(i * 7919) % created}`, method: "GET" });
       await r.body.dump();
       return r.statusCode;
     },
@@ -234,10 +241,9 @@ function startRows(s: StartFigures): Row[] {
   ];
 }
 
-/** The baseline server (./baseline.ts) in a process of its own, loaded as orch is: creates, then gets of what they made. */
+/** The baseline server (./baseline.ts) in a process of its own, serving `/items` as orch serves ServiceAccounts. */
 interface Baseline {
-  creates(prefix: string, count: number, first?: number): Promise<LoadResult>;
-  gets(count: number, created: number): Promise<LoadResult>;
+  pool: ReturnType<typeof pool>;
   stop(): Promise<void>;
 }
 
@@ -255,33 +261,7 @@ async function startBaseline(tls: Tls, serving: { cert: string; key: string }): 
   );
   const p = pool(`https://127.0.0.1:${port}`, tls, CONCURRENCY);
   return {
-    creates: (prefix, count, first = 0) =>
-      runLoad(
-        count,
-        CONCURRENCY,
-        async (i) => {
-          const r = await p.request({
-            path: "/items",
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: serviceAccount(`${prefix}-${first + i}`),
-          });
-          await r.body.dump();
-          return r.statusCode;
-        },
-        201,
-      ),
-    gets: (count, created) =>
-      runLoad(
-        count,
-        CONCURRENCY,
-        async (i) => {
-          const r = await p.request({ path: `/items/sa-${(i * 7919) % created}`, method: "GET" });
-          await r.body.dump();
-          return r.statusCode;
-        },
-        200,
-      ),
+    pool: p,
     async stop() {
       await p.close();
       const exited = new Promise((r) => child.once("exit", r));
@@ -301,16 +281,16 @@ async function createsAndGetsInTurn(
   base: Baseline,
 ): Promise<{ creates: LoadResult; gets: LoadResult; created: number; base: { creates: LoadResult; gets: LoadResult } }> {
   await createMany(p, "default", "warm", 1000);
-  await base.creates("warm", 1000);
+  await postMany(base.pool, "/items", "warm", 1000);
   const third = Math.ceil(N.creates / 3);
   const creates = await inTurn({
     orch: (round) => createMany(p, "default", "sa", third, round * third),
-    baseline: (round) => base.creates("sa", third, round * third),
+    baseline: (round) => postMany(base.pool, "/items", "sa", third, round * third),
   });
   const created = 3 * third;
   const gets = await inTurn({
     orch: () => getMany(p, Math.ceil(N.gets / 3), created),
-    baseline: () => base.gets(Math.ceil(N.gets / 3), created),
+    baseline: () => getMany(base.pool, Math.ceil(N.gets / 3), created, "/items"),
   });
   return { creates: creates.orch, gets: gets.orch, created, base: { creates: creates.baseline, gets: gets.baseline } };
 }
