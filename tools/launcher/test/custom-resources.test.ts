@@ -66,16 +66,30 @@ async function file(name: string, yaml: string): Promise<string> {
   return path;
 }
 
+/**
+ * `kubectl wait` for the CRD to be Established; when it is not, the failure shows the CRD's conditions and
+ * what the crd-controller logged, which is what tells a slow start from a lost event.
+ */
+async function waitEstablished(): Promise<string> {
+  const waited = await cp.kubectl("wait", "--for", "condition=established", "--timeout=20s", "crd/crontabs.stable.example.com");
+  if (waited.code === 0) return waited.stdout;
+  const conditions = await cp.kubectl("get", "crd/crontabs.stable.example.com", "-o", "jsonpath={.status.conditions}");
+  const log = cp.output.filter((l) => l.includes("crd-controller")).slice(-40);
+  throw new Error(`${waited.stderr.trim()}\nconditions: ${conditions.stdout}\nthe crd-controller said:\n${log.join("\n")}`);
+}
+
 describe("custom resources with kubectl", () => {
   it("applies a CRD and waits for it to be established", async () => {
     const applied = await cp.kubectl("apply", "-f", await file("crd.yaml", CRD));
     expect(applied.stderr).toBe("");
     expect(applied.stdout.trim()).toBe("customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created");
-    const waited = await cp.kubectl("wait", "--for", "condition=established", "--timeout=20s", "crd/crontabs.stable.example.com");
-    expect(waited.stdout.trim()).toBe("customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com condition met");
+    expect((await waitEstablished()).trim()).toBe(
+      "customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com condition met",
+    );
     const resources = await cp.kubectl("api-resources", "--api-group=stable.example.com", "--no-headers");
     expect(resources.stdout).toMatch(/^crontabs\s+ct\s+stable\.example\.com\/v1\s+true\s+CronTab/m);
-  });
+    // Room for kubectl wait's 20 s and the diagnosis after it.
+  }, 45_000);
 
   it("creates custom objects and prints the CRD's columns", async () => {
     expect((await cp.kubectl("create", "-f", await file("a.yaml", cronTab("a", 3)))).stdout.trim()).toBe(
@@ -112,7 +126,7 @@ describe("custom resources with kubectl", () => {
 
     // Defined again, the kind starts empty: the objects were deleted, not just hidden.
     await cp.kubectl("apply", "-f", await file("crd.yaml", CRD));
-    await cp.kubectl("wait", "--for", "condition=established", "--timeout=20s", "crd/crontabs.stable.example.com");
+    await waitEstablished();
     const again = await cp.kubectl("get", "crontabs");
     expect(again.code).toBe(0);
     expect(again.stderr.trim()).toBe("No resources found in default namespace.");
