@@ -4,12 +4,17 @@
 //   node tools/build.mjs                    every app and tool with a src/main.ts
 //   node tools/build.mjs apps/apiserver ... only these projects (what each project's Nx `build` target runs)
 //
-// A project's dist/ is emptied first, so what Nx caches as its output is exactly this build's files.
+// A project's dist/ is built afresh beside it and swapped in whole once every bundle is written, so
+// that what Nx caches as its output is exactly this build's files, and a process started meanwhile (a
+// test's control plane while another test packs the control-plane package) finds the old bundles or
+// the new ones, never an empty or half-written dist/.
 import { build } from "esbuild";
-import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
 const root = resolve(import.meta.dirname, "..");
+/** Where a project's bundles are written before they replace its dist/ (named for this process). */
+const NEXT = `dist.next.${process.pid}`;
 
 const projects =
   process.argv.length > 2
@@ -25,7 +30,7 @@ for (const project of projects) {
   const found = ["main", "worker", "testing", "thread"]
     .map((entry) => ({
       main: join(project, "src", `${entry}.ts`),
-      out: join(project, "dist", `${entry}.${entry === "thread" ? "cjs" : "mjs"}`),
+      out: join(project, NEXT, `${entry}.${entry === "thread" ? "cjs" : "mjs"}`),
     }))
     .filter(({ main }) => existsSync(join(root, main)));
   if (found.length === 0) {
@@ -36,7 +41,7 @@ for (const project of projects) {
   entries.push(...found);
 }
 
-for (const project of built) rmSync(join(root, project, "dist"), { recursive: true, force: true });
+for (const project of built) rmSync(join(root, project, NEXT), { recursive: true, force: true });
 
 const results = await Promise.all(
   entries.map(({ main, out }) =>
@@ -71,8 +76,19 @@ const results = await Promise.all(
           }),
     }),
   ),
-);
+).catch((e) => {
+  // A failed build leaves the dist/ it would have replaced as it was.
+  for (const project of built) rmSync(join(root, project, NEXT), { recursive: true, force: true });
+  throw e;
+});
 for (const { metafile } of results) for (const out of Object.keys(metafile.outputs)) if (/\.(m|c)js$/.test(out)) asciiOnly(join(root, out));
+for (const project of built) {
+  const dist = join(root, project, "dist");
+  const old = join(root, project, `dist.old.${process.pid}`);
+  if (existsSync(dist)) renameSync(dist, old);
+  renameSync(join(root, project, NEXT), dist);
+  rmSync(old, { recursive: true, force: true });
+}
 
 /**
  * Escapes what non-ASCII characters remain in a bundle. V8 holds a source with even one of them as two
