@@ -66,7 +66,7 @@ function outputsHash() {
     for (const project of readdirSync(join(root, area)).sort()) {
       const dist = `${area}/${project}/dist`;
       if (!existsSync(join(root, dist))) continue;
-      // Not the code caches a process writes beside its bundle at run time (apps/apiserver/src/code-cache.ts).
+      // Not the code caches a process writes beside its bundle at run time (libs/code-cache).
       for (const path of files(dist, () => false).filter((p) => !/\.cache(\.[^/]*\.tmp)?$/.test(p))) {
         const { size, mtimeMs } = statSync(join(root, path));
         hash.update(`${path}\0${size}\0${mtimeMs}\0`);

@@ -25,12 +25,14 @@ const entries = [];
 const built = [];
 for (const project of projects) {
   // `main.ts` is the process's entry point; `worker.ts`, when there is one, the code main runs on a
-  // thread; `testing.ts`, a library entry a package exports (tools/control-plane); `thread.ts`, the code
-  // a worker compiles through a V8 code cache, as CommonJS (apps/apiserver/src/code-cache.ts).
-  const found = ["main", "worker", "testing", "thread"]
+  // thread; `testing.ts`, a library entry a package exports (tools/control-plane); `thread.ts` (the
+  // apiserver's) and `app.ts` (a controller app's), the code main or a worker runs through a V8 code
+  // cache, as CommonJS (libs/code-cache).
+  const cached = new Set(["thread", "app"]);
+  const found = ["main", "worker", "testing", "thread", "app"]
     .map((entry) => ({
       main: join(project, "src", `${entry}.ts`),
-      out: join(project, NEXT, `${entry}.${entry === "thread" ? "cjs" : "mjs"}`),
+      out: join(project, NEXT, `${entry}.${cached.has(entry) ? "cjs" : "mjs"}`),
     }))
     .filter(({ main }) => existsSync(join(root, main)));
   if (found.length === 0) {

@@ -36,9 +36,14 @@ copyChunks(join(root, "apps", "apiserver", "dist"), join(dist, "apiserver"));
 // The storage finds its schema migrations beside the bundle (libs/storage migrationsFolder).
 cpSync(join(root, "libs", "storage", "migrations"), join(dist, "apiserver", "migrations"), { recursive: true });
 mkdirSync(join(dist, "controllers"), { recursive: true });
+// Each app in a directory of its own: its entry runs the `app.cjs` beside it (libs/code-cache).
 for (const name of controllers) {
-  copyFileSync(join(root, "apps", name, "dist", "main.mjs"), join(dist, "controllers", `${name}.mjs`));
-  copyChunks(join(root, "apps", name, "dist"), join(dist, "controllers"));
+  const to = join(dist, "controllers", name);
+  mkdirSync(to, { recursive: true });
+  for (const file of ["main.mjs", "app.cjs"]) {
+    if (existsSync(join(root, "apps", name, "dist", file))) copyFileSync(join(root, "apps", name, "dist", file), join(to, file));
+  }
+  copyChunks(join(root, "apps", name, "dist"), to);
 }
 
 // Declarations file by file, without resolving imports: the public types are declared in these files.

@@ -1,5 +1,5 @@
-// `npm run crd-controller`: the CRD controllers with leader election, as the launcher starts them.
-import { runControllerApp } from "@orch/controller";
-import { setUpCrdControllers } from "./index.js";
+// `crd-controller`'s process: its app (app.ts, bundled as app.cjs) run through the V8 code cache beside it,
+// which the first start after a build writes once the app works (@orch/code-cache).
+import { runBundle } from "@orch/code-cache";
 
-await runControllerApp({ name: "crd-controller", setup: setUpCrdControllers });
+await runBundle(new URL("./app.cjs", import.meta.url), "working");

@@ -1,30 +1,5 @@
-// node-lifecycle-controller: marks Nodes whose agent stopped heartbeating Unknown (Kubernetes' node
-// lifecycle controller in kube-controller-manager), with leader election, as the launcher starts it.
-import { nodesResource } from "@orch/client";
-import { runControllerApp, leaseResource } from "@orch/controller";
-import { type LeaseObject, type NodeObject, nodeLifecycle } from "./lifecycle.js";
-import { lifecycleConfig } from "./config.js";
+// `node-lifecycle-controller`'s process: its app (app.ts, bundled as app.cjs) run through the V8 code cache beside it,
+// which the first start after a build writes once the app works (@orch/code-cache).
+import { runBundle } from "@orch/code-cache";
 
-await runControllerApp({
-  name: "node-lifecycle-controller",
-  setup: (app) => {
-    const config = lifecycleConfig(process.env);
-    app.log.info(`node monitor grace period ${config.gracePeriodMs} ms, period ${config.monitorPeriodMs} ms`);
-    const nodes = app.informer<NodeObject>(nodesResource);
-    const leases = app.informer<LeaseObject>(leaseResource(app.profile.apiDomain), { namespace: app.profile.nodeLeaseNamespace });
-    app.runController({
-      name: "node-lifecycle",
-      // A Lease is named as its node.
-      sources: [nodes, { informer: leases, toKeys: (lease) => [lease.metadata?.name ?? ""] }],
-      workers: 4,
-      reconciler: nodeLifecycle({
-        client: app.client,
-        nodes,
-        leases,
-        profile: app.profile,
-        recorder: app.eventRecorder("node-controller"),
-        ...config,
-      }),
-    });
-  },
-});
+await runBundle(new URL("./app.cjs", import.meta.url), "working");

@@ -63,6 +63,11 @@ export interface ControllerApp {
   stop(): Promise<number>;
   /** Resolves with the exit code when the app has stopped for any reason. */
   readonly done: Promise<number>;
+  /**
+   * Resolves once this process leads and every controller its setup started has listed: the app
+   * works. Never, for a replica that waits for the lease, or when setup fails.
+   */
+  readonly working: Promise<void>;
 }
 
 /** Time allowed for a clean stop; the launcher sends SIGKILL after 5 s. */
@@ -166,6 +171,10 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
     signal.addEventListener("abort", stopWork, { once: true });
     try {
       await options.setup(context);
+      void Promise.all(controllers.map((c) => c.ready)).then(
+        () => resolveWorking(),
+        () => undefined,
+      );
     } catch (e) {
       log.error("setup failed", e);
       void stop(1);
@@ -178,6 +187,8 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
 
   let resolveDone!: (code: number) => void;
   const done = new Promise<number>((resolve) => (resolveDone = resolve));
+  let resolveWorking!: () => void;
+  const working = new Promise<void>((resolve) => (resolveWorking = resolve));
 
   const election = options.leaderElection === false ? undefined : (options.leaderElection ?? {});
   const timings = leaderElectionTimings(env);
@@ -256,5 +267,5 @@ export async function runControllerApp(options: ControllerAppOptions): Promise<C
       })
     : lead(new AbortController().signal);
 
-  return { client, elector, stop: () => stop(0), done };
+  return { client, elector, stop: () => stop(0), done, working };
 }

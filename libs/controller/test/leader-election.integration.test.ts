@@ -242,6 +242,8 @@ describe("runControllerApp against the apiserver", () => {
     let two: Awaited<ReturnType<typeof app>> | undefined;
     try {
       await until(() => one.elector?.isLeader() === true, "replica one to lead");
+      // Leading, with its informer listed: what a process waits for before saving its code cache.
+      await one.working;
       two = await app("two");
       await admin.create(secrets, {
         apiVersion: "v1",
@@ -252,10 +254,13 @@ describe("runControllerApp against the apiserver", () => {
       // Two has been campaigning, not leading, while one reconciled and renewed.
       await contested(name, two.elector!, "one");
       expect(seen.two).toEqual([]);
+      const waiting = new Promise((resolve) => setTimeout(() => resolve("waiting"), 100));
+      expect(await Promise.race([two.working.then(() => "working"), waiting])).toBe("waiting");
 
       expect(await one.stop()).toBe(0);
       expect(await one.done).toBe(0);
       await until(() => two?.elector?.isLeader() === true, "replica two to take over", 3_000);
+      await two.working;
       // The new leader lists everything: level-triggered, nothing lost in the handover.
       await until(() => seen.two!.includes("default/c1"), "replica two to reconcile c1");
       await admin.create(secrets, {

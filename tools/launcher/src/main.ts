@@ -55,13 +55,16 @@ function findProgram(name: string): string | undefined {
 
 /**
  * Where the processes' bundles are: beside the launcher in the orch package (`apiserver/main.mjs`,
- * `controllers/<name>.mjs`), or in this repository's `apps/<name>/dist/main.mjs`.
+ * `controllers/<name>/main.mjs`), or in this repository's `apps/<name>/dist/main.mjs`.
  */
 function bundles(): { apiserver: string; controllers: Map<string, string> } {
   if (existsSync(join(here, "apiserver", "main.mjs"))) {
     const dir = join(here, "controllers");
-    const names = readdirSync(dir).filter((f) => f.endsWith(".mjs"));
-    return { apiserver: join(here, "apiserver", "main.mjs"), controllers: new Map(names.map((f) => [f.slice(0, -4), join(dir, f)])) };
+    const names = readdirSync(dir).filter((name) => existsSync(join(dir, name, "main.mjs")));
+    return {
+      apiserver: join(here, "apiserver", "main.mjs"),
+      controllers: new Map(names.map((name) => [name, join(dir, name, "main.mjs")])),
+    };
   }
   const apps = resolve(here, "..", "..", "..", "apps");
   const built = (name: string) => join(apps, name, "dist", "main.mjs");

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { Script } from "node:vm";
 import { afterAll, describe, expect, it, vi } from "vitest";
-import { runCommonJs } from "../src/code-cache.js";
+import { runBundle, runCommonJs } from "../src/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "orch-code-cache-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,5 +71,25 @@ describe("runCommonJs", () => {
       serialize.mockRestore();
     }
     expect(run.exports.answer).toBe(4);
+  });
+});
+
+describe("runBundle", () => {
+  it("saves the cache once the bundle's ready export resolves; a start that fails rejects and saves nothing", async () => {
+    const before = caches().length;
+    const file = join(dir, "app.cjs");
+    writeFileSync(file, `${bundle(5)}\nexports.ready = new Promise((resolve) => (globalThis.__orchReady = resolve));`);
+    const running = runBundle(pathToFileURL(file), "ready");
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Still starting: the functions its start runs are not compiled yet, so nothing is saved.
+    expect(caches()).toHaveLength(before);
+    (globalThis as { __orchReady?: () => void }).__orchReady!();
+    await running;
+    expect(caches()).toHaveLength(before + 1);
+
+    const failing = join(dir, "failing.cjs");
+    writeFileSync(failing, `${bundle(6)}\nexports.ready = Promise.reject(new Error("no kubeconfig"));`);
+    await expect(runBundle(pathToFileURL(failing), "ready")).rejects.toThrow("no kubeconfig");
+    expect(caches()).toHaveLength(before + 1);
   });
 });

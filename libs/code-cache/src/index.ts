@@ -1,8 +1,10 @@
-// Runs a CommonJS bundle through a V8 code cache kept beside it. Compiling the apiserver's 4 MB bundle
-// was the largest part of its start (docs/benchmarks.md); Node 20 has no compile cache for ES modules
-// (module.enableCompileCache arrived in Node 22), but a classic script compiled by vm.Script takes V8's
-// cached data. The first start after a build compiles as before and, once the apiserver serves, writes
-// the cache with every function compiled so far; later starts deserialize them instead of compiling.
+// @orch/code-cache: runs a CommonJS bundle through a V8 code cache kept beside it, so that a process
+// starts by deserializing its compiled code instead of compiling it again. Compiling the bundle was the
+// largest part of the apiserver's start, and a third of each controller's (docs/benchmarks.md); Node 20
+// has no compile cache for ES modules (module.enableCompileCache arrived in Node 22), but a classic
+// script compiled by vm.Script takes V8's cached data. The first start after a build compiles as before
+// and, once the process works, writes the cache with every function compiled so far; later starts
+// deserialize them instead of compiling.
 //
 // The cache sits beside the bundle, so whoever may change the bundle may change it, and nobody else:
 // cached data is code. It is named for the bundle file's size, inode and change time (which every write
@@ -12,7 +14,7 @@
 import { closeSync, openSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname } from "node:path";
-import { pathToFileURL } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Script } from "node:vm";
 
 export interface CommonJsRun {
@@ -68,4 +70,16 @@ export function runCommonJs(file: string): CommonJsRun {
       }
     },
   };
+}
+
+/**
+ * A process's whole entry: runs the bundle at `url` (tools/build.mjs makes `thread.cjs` and `app.cjs`
+ * bundles), waits for the promise it exports as `ready` (the apiserver serving, a controller app
+ * leading with its caches filled), then saves the cache. A rejection is the process's own failure to
+ * start, and rejects here; a `ready` that never settles (a replica waiting for its lease) saves nothing.
+ */
+export async function runBundle(url: URL, ready: string): Promise<void> {
+  const run = runCommonJs(fileURLToPath(url));
+  await run.exports[ready];
+  run.saveCache();
 }
