@@ -92,7 +92,14 @@ export async function startEventBus(
 }
 
 async function waitForEventStream(bus: ConnectionOptions): Promise<void> {
-  const nc = await connectNats({ ...bus, name: "orch-launcher" });
+  // Retried as the watchdog's connection is (./jetstream-watchdog.ts).
+  const nc = await connectNats({
+    ...bus,
+    name: "orch-launcher",
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    waitOnFirstConnect: true,
+  });
   try {
     const jsm = await nc.jetstreamManager({ checkAPI: false, timeout: 2_000 });
     await waitFor(

@@ -26,7 +26,15 @@ export async function watchJetStream(
 ): Promise<JetStreamWatchdog> {
   const { checkEveryMs = 5_000, answerWithinMs = 2_000, silences: limit = 3 } = options;
   const server = typeof nats === "string" ? { servers: nats } : nats;
-  const nc = await connect({ name: "orch-launcher-watchdog", ...server, maxReconnectAttempts: -1, reconnectTimeWait: 250 });
+  // A first attempt that fails (a TLS handshake past the server's 2 s on a machine busy starting
+  // control planes) is retried like a dropped connection, rather than ending the launcher's start.
+  const nc = await connect({
+    name: "orch-launcher-watchdog",
+    ...server,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 250,
+    waitOnFirstConnect: true,
+  });
   let connected = true;
   void (async () => {
     for await (const status of nc.status()) {

@@ -36,3 +36,27 @@ it("stays quiet while JetStream answers, and calls for a restart when it stops a
   }
   await nats.stop();
 });
+
+it("waits for a server too busy to answer its first connection, instead of failing the launcher's start", async () => {
+  const nats = await startNatsServer();
+  // Stopped, the server accepts connections (the kernel does) but answers none: each attempt times out.
+  process.kill(nats.pid!, "SIGSTOP");
+  let resumed = false;
+  try {
+    const starting = watchJetStream({ servers: nats.url, timeout: 300 }, () => undefined, { checkEveryMs: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    process.kill(nats.pid!, "SIGCONT");
+    resumed = true;
+    watchdog = await starting;
+  } finally {
+    if (!resumed) process.kill(nats.pid!, "SIGCONT");
+  }
+  const listener = await connect({ servers: nats.url });
+  let asked = 0;
+  listener.subscribe("$JS.API.INFO", { callback: () => void asked++ });
+  await eventually("the watchdog's questions", () => asked >= 2, { timeoutMs: 5_000 });
+  await listener.close();
+  await watchdog.stop();
+  watchdog = undefined;
+  await nats.stop();
+});
