@@ -1,5 +1,6 @@
 // Throw-away control planes as a test suite starts them (`@orch/control-plane/testing`, from the
-// assembled package): the time to a ready kubeconfig with no controllers and with all of them, the
+// assembled package): the time to a ready kubeconfig with no controllers and with all of them, to a CRD
+// Established (what envtest users wait for: the apiserver, the crd-controller and their CRDs), the
 // memory of one, and eight started at once.
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
@@ -7,17 +8,41 @@ import { pathToFileURL } from "node:url";
 
 /** What the bench uses of the test API (the package's own types exist only once it is assembled). */
 interface TestingApi {
-  startControlPlane(options?: { controllers?: "all" | "none" }): Promise<{ pid: number; stop(): Promise<void> }>;
+  startControlPlane(options?: {
+    controllers?: "all" | "none";
+    crds?: Record<string, unknown>[];
+  }): Promise<{ pid: number; stop(): Promise<void> }>;
 }
 
 export interface ControlPlaneFigures {
   none: number[];
   all: number[];
+  /** No controllers but the crd-controller, until one CRD is Established. */
+  crd: number[];
   /** RSS of one control plane with every controller: the launcher and all its descendants. */
   rssMiB: number;
   /** Eight started together, until the last is ready. */
   parallel: { count: number; ms: number };
 }
+
+const WIDGETS = {
+  apiVersion: "apiextensions.k8s.io/v1",
+  kind: "CustomResourceDefinition",
+  metadata: { name: "widgets.bench.example.com" },
+  spec: {
+    group: "bench.example.com",
+    scope: "Namespaced",
+    names: { plural: "widgets", singular: "widget", kind: "Widget" },
+    versions: [
+      {
+        name: "v1",
+        served: true,
+        storage: true,
+        schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
+      },
+    ],
+  },
+};
 
 /** Resident memory of `pid` and every process below it, from /proc. */
 function treeRssMiB(pid: number): number {
@@ -41,11 +66,11 @@ function treeRssMiB(pid: number): number {
 export async function controlPlaneStarts(root: string, runs: number, parallel = 8): Promise<ControlPlaneFigures> {
   execFileSync(process.execPath, [join(root, "tools", "control-plane", "assemble.mjs")], { stdio: "ignore" });
   const api = (await import(pathToFileURL(join(root, "tools", "control-plane", "dist", "testing.mjs")).href)) as TestingApi;
-  const timed = async (controllers: "all" | "none") => {
+  const timed = async (controllers: "all" | "none", crds?: Record<string, unknown>[]) => {
     const times: number[] = [];
     for (let i = 0; i < runs; i++) {
       const t0 = performance.now();
-      const cp = await api.startControlPlane({ controllers });
+      const cp = await api.startControlPlane({ controllers, ...(crds ? { crds } : {}) });
       times.push(performance.now() - t0);
       await cp.stop();
     }
@@ -53,6 +78,7 @@ export async function controlPlaneStarts(root: string, runs: number, parallel = 
   };
   const none = await timed("none");
   const all = await timed("all");
+  const crd = await timed("none", [WIDGETS]);
   const one = await api.startControlPlane({ controllers: "all" });
   // Settled: the controllers have listed and the relay caught up.
   await new Promise((r) => setTimeout(r, 2000));
@@ -62,5 +88,5 @@ export async function controlPlaneStarts(root: string, runs: number, parallel = 
   const planes = await Promise.all(Array.from({ length: parallel }, () => api.startControlPlane({ controllers: "all" })));
   const ms = performance.now() - t0;
   await Promise.all(planes.map((p) => p.stop()));
-  return { none, all, rssMiB, parallel: { count: parallel, ms } };
+  return { none, all, crd, rssMiB, parallel: { count: parallel, ms } };
 }
