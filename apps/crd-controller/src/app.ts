@@ -1,4 +1,5 @@
-// The crd-controller's app (main.ts runs it): the CRD controllers with leader election, as the launcher starts them.
+// The crd-controller app (main.ts runs it): the CRD controllers with leader election, as the
+// launcher starts them.
 import { runControllerApp } from "@orch/controller";
 import { setUpCrdControllers } from "./index.js";
 

@@ -1,5 +1,5 @@
-// `deployment-controller`'s process: its app (app.ts, bundled as app.cjs) run through the V8 code cache beside it,
-// which the first start after a build writes once the app works (@orch/code-cache).
+// The deployment-controller process: app.ts, bundled as app.cjs, run through the V8 code cache beside
+// it, which the first start after a build writes once the app works (@orch/code-cache).
 import { runBundle } from "@orch/code-cache";
 
 await runBundle(new URL("./app.cjs", import.meta.url), "working");
