@@ -26,8 +26,8 @@ const built = [];
 for (const project of projects) {
   // `main.ts` is the process's entry point; `worker.ts`, when there is one, the code main runs on a
   // thread; `testing.ts`, a library entry a package exports (tools/control-plane); `thread.ts` (the
-  // apiserver's) and `app.ts` (a controller app's), the code main or a worker runs through a V8 code
-  // cache, as CommonJS (libs/code-cache).
+  // apiserver's) and `app.ts` (a controller app's, the orchlet's), the code main or a worker runs
+  // through a V8 code cache, as CommonJS (libs/code-cache).
   const cached = new Set(["thread", "app"]);
   const found = ["main", "worker", "testing", "thread", "app"]
     .map((entry) => ({
