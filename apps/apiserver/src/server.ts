@@ -139,6 +139,25 @@ function readThroughStreamOncePaused(socket: TLSSocket): void {
   };
 }
 
+/** How long a connection closed after its answer goes on reading (and discarding) what the client still sends. */
+const LINGER_MS = 500;
+
+/**
+ * A connection is closed after an answer given before the request's body was read (a 413, a 401: see
+ * requestLog in http/filters.ts). Node then ends and destroys the socket at once, with the client's upload
+ * still arriving; the kernel answers that data with a reset, which can reach the client before it has
+ * read the answer, so it sees EPIPE or ECONNRESET instead of the Status (one oversized chunked upload in
+ * ten, measured). As Go's server does (closeWriteAndWait), end our side first and keep reading for a
+ * moment, then tear the connection down.
+ */
+function closeAfterReading(socket: TLSSocket): void {
+  socket.destroySoon = function endThenLinger(this: TLSSocket) {
+    this.end();
+    this.resume();
+    setTimeout(() => this.destroy(), LINGER_MS).unref();
+  };
+}
+
 export async function startApiserver(
   config: ApiserverConfig,
   log: Logger = createLogger("apiserver"),
@@ -207,6 +226,7 @@ export async function startApiserver(
   const connections = new Set<TLSSocket>();
   server.on("secureConnection", (socket: TLSSocket) => {
     readThroughStreamOncePaused(socket);
+    closeAfterReading(socket);
     connections.add(socket);
     socket.once("close", () => connections.delete(socket));
   });

@@ -267,6 +267,15 @@ describe("bodies, paths and parameters", () => {
     await expectResponsive();
   });
 
+  it("answers every oversized upload with its 413, not a reset the client sees before the answer", async () => {
+    // Closed with the upload still arriving, a connection was reset under about one client in ten,
+    // which then saw EPIPE: twenty in a row all got the Status only once the server lingered.
+    const statuses: (number | string)[] = [];
+    for (let i = 0; i < 20; i++) statuses.push(await chunkedUpload(8 * 1024 * 1024).catch((e: Error) => e.message));
+    expect(statuses).toEqual(Array(20).fill(413));
+    await expectResponsive();
+  });
+
   it("answers malformed escapes in the path with a 400 Status", async () => {
     for (const path of ["/api/v1/namespaces/%ff/pods", "/api/v1/namespaces/%/pods", "/api/v1/%zz"]) {
       const r = await refused(() => api.get(path), 400);
