@@ -85,8 +85,11 @@ export async function controlPlaneStarts(root: string, runs: number, parallel = 
   const rssMiB = treeRssMiB(one.pid);
   await one.stop();
   const t0 = performance.now();
-  const planes = await Promise.all(Array.from({ length: parallel }, () => api.startControlPlane({ controllers: "all" })));
+  const started = await Promise.allSettled(Array.from({ length: parallel }, () => api.startControlPlane({ controllers: "all" })));
   const ms = performance.now() - t0;
-  await Promise.all(planes.map((p) => p.stop()));
+  // Those that started are stopped (their processes and data directories gone) even if another failed.
+  await Promise.all(started.map((p) => (p.status === "fulfilled" ? p.value.stop() : undefined)));
+  const failed = started.find((p): p is PromiseRejectedResult => p.status === "rejected");
+  if (failed) throw failed.reason;
   return { none, all, crd, rssMiB, parallel: { count: parallel, ms } };
 }
