@@ -5,6 +5,7 @@
 import { execFileSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { widgetCrd } from "./crds.js";
 
 /** What the bench uses of the test API (the package's own types exist only once it is assembled). */
 interface TestingApi {
@@ -17,32 +18,13 @@ interface TestingApi {
 export interface ControlPlaneFigures {
   none: number[];
   all: number[];
-  /** No controllers but the crd-controller, until one CRD is Established. */
+  /** No controllers but the crd-controller, until the Widget CRD (./crds.ts) is Established. */
   crd: number[];
   /** RSS of one control plane with every controller: the launcher and all its descendants. */
   rssMiB: number;
   /** Eight started together, until the last is ready. */
   parallel: { count: number; ms: number };
 }
-
-const WIDGETS = {
-  apiVersion: "apiextensions.k8s.io/v1",
-  kind: "CustomResourceDefinition",
-  metadata: { name: "widgets.bench.example.com" },
-  spec: {
-    group: "bench.example.com",
-    scope: "Namespaced",
-    names: { plural: "widgets", singular: "widget", kind: "Widget" },
-    versions: [
-      {
-        name: "v1",
-        served: true,
-        storage: true,
-        schema: { openAPIV3Schema: { type: "object", "x-kubernetes-preserve-unknown-fields": true } },
-      },
-    ],
-  },
-};
 
 /** Resident memory of `pid` and every process below it, from /proc. */
 function treeRssMiB(pid: number): number {
@@ -78,7 +60,7 @@ export async function controlPlaneStarts(root: string, runs: number, parallel = 
   };
   const none = await timed("none");
   const all = await timed("all");
-  const crd = await timed("none", [WIDGETS]);
+  const crd = await timed("none", [widgetCrd]);
   const one = await api.startControlPlane({ controllers: "all" });
   // Settled: the controllers have listed and the relay caught up.
   await new Promise((r) => setTimeout(r, 2000));

@@ -73,7 +73,7 @@ async function remove(p: Pool, name: string): Promise<void> {
 }
 
 /** A Widget: twenty rules of the kinds real CRDs use (sizes, formats, cross-field, lists, maps, regex). */
-const widgetCrd = {
+export const widgetCrd = {
   apiVersion: "apiextensions.k8s.io/v1",
   kind: "CustomResourceDefinition",
   metadata: { name: "widgets.bench.example.com" },
