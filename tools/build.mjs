@@ -43,8 +43,6 @@ for (const project of projects) {
   entries.push(...found);
 }
 
-for (const project of built) rmSync(join(root, project, NEXT), { recursive: true, force: true });
-
 const results = await Promise.all(
   entries.map(({ main, out }) =>
     build({

@@ -7,7 +7,7 @@ import { EVENTS_STREAM } from "@orch/events";
 import { join } from "node:path";
 import { type ConnectionOptions, connect as connectNats } from "nats";
 import { followBusAuthorization } from "./bus-authorization.js";
-import { watchJetStream } from "./jetstream-watchdog.js";
+import { KEEP_TRYING, watchJetStream } from "./jetstream-watchdog.js";
 import { natsConfigs } from "./nats-config.js";
 import { Supervised } from "./supervisor.js";
 import { waitFor } from "./wait-for.js";
@@ -92,14 +92,7 @@ export async function startEventBus(
 }
 
 async function waitForEventStream(bus: ConnectionOptions): Promise<void> {
-  // Retried as the watchdog's connection is (./jetstream-watchdog.ts).
-  const nc = await connectNats({
-    ...bus,
-    name: "orch-launcher",
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 250,
-    waitOnFirstConnect: true,
-  });
+  const nc = await connectNats({ ...bus, name: "orch-launcher", ...KEEP_TRYING });
   try {
     const jsm = await nc.jetstreamManager({ checkAPI: false, timeout: 2_000 });
     await waitFor(

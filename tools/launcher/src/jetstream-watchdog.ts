@@ -18,6 +18,13 @@ export interface JetStreamWatchdog {
   stop(): Promise<void>;
 }
 
+/**
+ * How the launcher connects to its own nats-server: a first attempt that fails (a TLS handshake past
+ * the server's 2 s on a machine busy starting control planes) is retried like a dropped connection,
+ * rather than ending the launcher's start.
+ */
+export const KEEP_TRYING = { maxReconnectAttempts: -1, reconnectTimeWait: 250, waitOnFirstConnect: true } as const;
+
 /** Calls `stuck` each time JetStream has not answered `silences` checks in a row while the server was reachable. */
 export async function watchJetStream(
   nats: string | ConnectionOptions,
@@ -26,15 +33,7 @@ export async function watchJetStream(
 ): Promise<JetStreamWatchdog> {
   const { checkEveryMs = 5_000, answerWithinMs = 2_000, silences: limit = 3 } = options;
   const server = typeof nats === "string" ? { servers: nats } : nats;
-  // A first attempt that fails (a TLS handshake past the server's 2 s on a machine busy starting
-  // control planes) is retried like a dropped connection, rather than ending the launcher's start.
-  const nc = await connect({
-    name: "orch-launcher-watchdog",
-    ...server,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 250,
-    waitOnFirstConnect: true,
-  });
+  const nc = await connect({ name: "orch-launcher-watchdog", ...server, ...KEEP_TRYING });
   let connected = true;
   void (async () => {
     for await (const status of nc.status()) {
