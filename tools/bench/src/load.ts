@@ -76,22 +76,41 @@ export async function createNamespace(p: Pool, name: string): Promise<void> {
   }
 }
 
+/** A load's figure measured in turn with others: its median round, and every round's rate in order. */
+export interface InTurnResult extends LoadResult {
+  rounds: number[];
+}
+
 /**
- * Loads compared with each other, measured in turn: three rounds, each load once per round (`run(round)`),
- * so that a spike or a slowdown of a shared machine hits every load alike. Each load's figure is its
- * median round, with the errors of all three.
+ * Loads compared with each other, measured in turn: `rounds` rounds, each load once per round
+ * (`run(round)`), the order reversed every other round (A B, B A, …), so that a spike, a slowdown or
+ * a warming of a shared machine hits every load alike. Each load's figure is its median round, with the
+ * errors of all rounds; `ratioInTurn` compares two round by round.
  */
-export async function inTurn<K extends string>(loads: Record<K, (round: number) => Promise<LoadResult>>): Promise<Record<K, LoadResult>> {
+export async function inTurn<K extends string>(
+  loads: Record<K, (round: number) => Promise<LoadResult>>,
+  rounds = 3,
+): Promise<Record<K, InTurnResult>> {
   const names = Object.keys(loads) as K[];
-  const rounds = new Map<K, LoadResult[]>(names.map((name) => [name, []]));
-  for (let round = 0; round < 3; round++) {
-    for (const name of names) rounds.get(name)!.push(await loads[name](round));
+  const results = new Map<K, LoadResult[]>(names.map((name) => [name, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (const name of round % 2 ? [...names].reverse() : names) results.get(name)!.push(await loads[name](round));
   }
-  const figures = {} as Record<K, LoadResult>;
+  const figures = {} as Record<K, InTurnResult>;
   for (const name of names) {
-    const results = rounds.get(name)!;
-    const median = [...results].sort((a, b) => a.perSecond - b.perSecond)[1]!;
-    figures[name] = { ...median, errors: results.reduce((sum, r) => sum + r.errors, 0) };
+    const all = results.get(name)!;
+    const median = [...all].sort((a, b) => a.perSecond - b.perSecond)[Math.floor(all.length / 2)]!;
+    figures[name] = { ...median, errors: all.reduce((sum, r) => sum + r.errors, 0), rounds: all.map((r) => r.perSecond) };
   }
   return figures;
+}
+
+/**
+ * How `a` compares with `b` (1 = as fast): the median of the two's ratios within each round. The machine's
+ * speed drifts over minutes; within one round both loads ran in the same few seconds, so each round's
+ * ratio holds less of the drift than the ratio of the two medians.
+ */
+export function ratioInTurn(a: InTurnResult, b: InTurnResult): number {
+  const ratios = a.rounds.map((rate, i) => rate / b.rounds[i]!).sort((x, y) => x - y);
+  return ratios[Math.floor(ratios.length / 2)]!;
 }
