@@ -21,20 +21,20 @@ const projects =
     ? process.argv.slice(2).map((dir) => relative(root, resolve(dir)))
     : ["apps", "tools"].flatMap((area) => readdirSync(join(root, area)).map((name) => join(area, name)));
 
+// `main.ts` is the process's entry point; `worker.ts`, when there is one, the code main runs on a
+// thread; `testing.ts`, a library entry a package exports (tools/control-plane); `thread.ts` (the
+// apiserver's) and `app.ts` (a controller app's, the orchlet's), the code main or a worker runs
+// through a V8 code cache, as CommonJS (libs/code-cache).
+const ENTRIES = ["main", "worker", "testing", "thread", "app"];
+const COMMONJS = new Set(["thread", "app"]);
+
 const entries = [];
 const built = [];
 for (const project of projects) {
-  // `main.ts` is the process's entry point; `worker.ts`, when there is one, the code main runs on a
-  // thread; `testing.ts`, a library entry a package exports (tools/control-plane); `thread.ts` (the
-  // apiserver's) and `app.ts` (a controller app's, the orchlet's), the code main or a worker runs
-  // through a V8 code cache, as CommonJS (libs/code-cache).
-  const cached = new Set(["thread", "app"]);
-  const found = ["main", "worker", "testing", "thread", "app"]
-    .map((entry) => ({
-      main: join(project, "src", `${entry}.ts`),
-      out: join(project, NEXT, `${entry}.${cached.has(entry) ? "cjs" : "mjs"}`),
-    }))
-    .filter(({ main }) => existsSync(join(root, main)));
+  const found = ENTRIES.map((entry) => ({
+    main: join(project, "src", `${entry}.ts`),
+    out: join(project, NEXT, `${entry}.${COMMONJS.has(entry) ? "cjs" : "mjs"}`),
+  })).filter(({ main }) => existsSync(join(root, main)));
   if (found.length === 0) {
     if (process.argv.length > 2) throw new Error(`${project} has no src/main.ts to build`);
     continue;

@@ -21,7 +21,9 @@ export const createNodes = [
               targets: {
                 build: {
                   command: `node tools/build.mjs ${root}`,
-                  metadata: { description: `esbuild bundle of ${root}/src/main.ts (and worker.ts) into ${root}/dist` },
+                  metadata: {
+                    description: `esbuild bundles of ${root}/src/main.ts and its other entries (tools/build.mjs) into ${root}/dist`,
+                  },
                 },
               },
             },

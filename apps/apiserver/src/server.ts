@@ -147,15 +147,13 @@ const LINGER_MS = 500;
  * requestLog in http/filters.ts). Node then ends and destroys the socket at once, with the client's upload
  * still arriving; the kernel answers that data with a reset, which can reach the client before it has
  * read the answer, so it sees EPIPE or ECONNRESET instead of the Status (one oversized chunked upload in
- * ten, measured). As Go's server does (closeWriteAndWait), end our side first and keep reading for a
- * moment, then tear the connection down.
+ * ten, measured). So every connection's `destroySoon` is this: as Go's server does (closeWriteAndWait),
+ * end our side first and keep reading for a moment, then tear the connection down.
  */
-function closeAfterReading(socket: TLSSocket): void {
-  socket.destroySoon = function endThenLinger(this: TLSSocket) {
-    this.end();
-    this.resume();
-    setTimeout(() => this.destroy(), LINGER_MS).unref();
-  };
+function endThenLinger(this: TLSSocket): void {
+  this.end();
+  this.resume();
+  setTimeout(() => this.destroy(), LINGER_MS).unref();
 }
 
 export async function startApiserver(
@@ -226,7 +224,7 @@ export async function startApiserver(
   const connections = new Set<TLSSocket>();
   server.on("secureConnection", (socket: TLSSocket) => {
     readThroughStreamOncePaused(socket);
-    closeAfterReading(socket);
+    socket.destroySoon = endThenLinger;
     connections.add(socket);
     socket.once("close", () => connections.delete(socket));
   });
