@@ -165,9 +165,19 @@ export function storedObject(
   stored: StoredValue,
   transformer: ValueTransformer | undefined,
 ): StoredObject {
-  if (!transformer) return { ...key, revision, value: plainText(key, stored) };
+  if (!transformer) return atRevision(key, revision, plainText(key, stored));
   const { json, stale } = transformer.fromStorage(stored, key);
-  return stale ? { ...key, revision, value: json, stale } : { ...key, revision, value: json };
+  const object = atRevision(key, revision, json);
+  if (stale) object.stale = true;
+  return object;
+}
+
+/**
+ * A key's object at a revision, its fields written out: a spread of the key made every get's answer an
+ * object slower to build and to read (2 % of a get's CPU in a profile).
+ */
+function atRevision(key: ObjectKey, revision: number, value: string): StoredObject {
+  return { resource: key.resource, namespace: key.namespace, name: key.name, revision, value };
 }
 
 /**

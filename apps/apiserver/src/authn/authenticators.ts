@@ -56,7 +56,8 @@ export function authenticatorChain(authenticators: Authenticator[]): (credential
 
 /** Kubernetes' bearertoken: `Bearer <token>`, scheme case-insensitive; an empty token is no token. */
 export function bearerToken(authorization: string | undefined): string | undefined {
-  const parts = (authorization ?? "").trim().split(" ");
+  if (!authorization) return undefined;
+  const parts = authorization.trim().split(" ");
   if (parts.length < 2 || parts[0]!.toLowerCase() !== "bearer" || !parts[1]) return undefined;
   return parts[1];
 }

@@ -19,6 +19,8 @@ const NAMESPACE_SUBRESOURCES = new Set(["status", "finalize"]);
 
 /** A path segment unescaped; a 400 when its escapes are malformed or do not spell UTF-8, as Go's URL parser refuses them. */
 function unescapeSegment(segment: string): string {
+  // Most segments have no escape: decodeURIComponent is a call into V8's runtime even for those.
+  if (!segment.includes("%")) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
