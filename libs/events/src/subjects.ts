@@ -11,9 +11,19 @@ export const CLUSTER_SCOPE = "_";
 // Characters are escaped as their UTF-8 bytes (`%E2%80%A8` for U+2028, a whitespace): a code unit above
 // 0xFF written as `%2028` would decode as a space followed by "28".
 export function encodeToken(token: string): string {
-  return token.replace(/[%.*>\s]/g, (c) =>
-    [...Buffer.from(c, "utf8")].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join(""),
-  );
+  return token.replace(/[%.*>\s]/g, escape);
+}
+
+// Each character's escape, made once: Events' names and API groups have dots, so nearly every change's
+// subject needs some, and making them each time was most of what publishing a change cost its subject.
+const escapes = new Map<string, string>();
+function escape(c: string): string {
+  let escaped = escapes.get(c);
+  if (escaped === undefined) {
+    escaped = [...Buffer.from(c, "utf8")].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");
+    escapes.set(c, escaped);
+  }
+  return escaped;
 }
 
 export function decodeToken(token: string): string {
@@ -54,12 +64,17 @@ export function parseEventSubject(subject: string): SubjectParts | undefined {
 
 /** Storage keys the resource as `<group|core>/<plural>`. */
 export function subjectForChange(change: { resource: string; namespace: string; name: string }): string {
-  const slash = change.resource.indexOf("/");
-  const group = change.resource.slice(0, slash);
-  return eventSubject({
-    group: group === "core" ? "" : group,
-    resource: change.resource.slice(slash + 1),
-    namespace: change.namespace,
-    name: change.name,
-  });
+  return `${resourcePrefix(change.resource)}.${change.namespace ? encodeToken(change.namespace) : CLUSTER_SCOPE}.${encodeToken(change.name)}`;
+}
+
+// `orch.events.<group>.<resource>` of each stored resource, encoded once: the served resources are few.
+const prefixes = new Map<string, string>();
+function resourcePrefix(resource: string): string {
+  let prefix = prefixes.get(resource);
+  if (prefix === undefined) {
+    const slash = resource.indexOf("/");
+    prefix = [EVENTS_PREFIX, encodeToken(resource.slice(0, slash)), encodeToken(resource.slice(slash + 1))].join(".");
+    prefixes.set(resource, prefix);
+  }
+  return prefix;
 }
