@@ -90,28 +90,33 @@ describe("SqliteStorage files", () => {
     expect(size(db.path)).toBeLessThan(2 * 100 * 2 * 2100 + 64 * 1024);
   });
 
-  it("with a checkpointer, moves the write-ahead log into the database from a thread of its own", async () => {
-    const db = tempDatabase();
-    cleanup.push(db.remove);
-    const storage = new SqliteStorage({ path: db.path, checkpointer: true });
-    // The worker's first checkpoint, once it runs, copies the tables the storage created into the file.
-    await vi.waitFor(() => expect(size(db.path)).toBeGreaterThan(4096), { timeout: 10_000 });
-    const key = { resource: "core/configmaps", namespace: "default", name: "churn" };
-    let revision = (await storage.create(key, { metadata: { name: "churn" }, data: "x".repeat(2000) })).revision;
-    for (let i = 0; i < 400; i++) {
-      revision = (await storage.update(key, { metadata: { name: "churn" }, data: "x".repeat(2000), i }, revision)).revision;
-    }
-    // 400 writes of a few pages each went through the log after that, below the serving connection's own
-    // threshold (SERVING_CHECKPOINT_PAGES): only the commits the worker heard of can have made it copy them.
-    expect(size(`${db.path}-wal`)).toBeLessThan(SERVING_CHECKPOINT_PAGES * 4096);
-    await vi.waitFor(() => expect(size(db.path)).toBeGreaterThan(1024 * 1024), { timeout: 10_000 });
-    await storage.close();
-    // The checkpointer's connection closed first: the serving one, the last, checkpointed and removed the log.
-    expect(existsSync(`${db.path}-wal`)).toBe(false);
-    const reopened = new SqliteStorage({ path: db.path });
-    cleanup.unshift(() => void reopened.close());
-    expect(JSON.parse((await reopened.get(key))!.value).i).toBe(399);
-  });
+  // Alone on the file (one serving thread), the storage tells the checkpointer of its commits only every
+  // CHECKPOINT_REVISIONS; the log must be copied all the same.
+  it.each([false, true])(
+    "with a checkpointer, moves the write-ahead log into the database from a thread of its own (only connection: %s)",
+    async (onlyConnection) => {
+      const db = tempDatabase();
+      cleanup.push(db.remove);
+      const storage = new SqliteStorage({ path: db.path, checkpointer: true, onlyConnection });
+      // The worker's first checkpoint, once it runs, copies the tables the storage created into the file.
+      await vi.waitFor(() => expect(size(db.path)).toBeGreaterThan(4096), { timeout: 10_000 });
+      const key = { resource: "core/configmaps", namespace: "default", name: "churn" };
+      let revision = (await storage.create(key, { metadata: { name: "churn" }, data: "x".repeat(2000) })).revision;
+      for (let i = 0; i < 400; i++) {
+        revision = (await storage.update(key, { metadata: { name: "churn" }, data: "x".repeat(2000), i }, revision)).revision;
+      }
+      // 400 writes of a few pages each went through the log after that, below the serving connection's own
+      // threshold (SERVING_CHECKPOINT_PAGES): only the commits the worker heard of can have made it copy them.
+      expect(size(`${db.path}-wal`)).toBeLessThan(SERVING_CHECKPOINT_PAGES * 4096);
+      await vi.waitFor(() => expect(size(db.path)).toBeGreaterThan(1024 * 1024), { timeout: 10_000 });
+      await storage.close();
+      // The checkpointer's connection closed first: the serving one, the last, checkpointed and removed the log.
+      expect(existsSync(`${db.path}-wal`)).toBe(false);
+      const reopened = new SqliteStorage({ path: db.path });
+      cleanup.unshift(() => void reopened.close());
+      expect(JSON.parse((await reopened.get(key))!.value).i).toBe(399);
+    },
+  );
 
   it("commits writes issued together as one group, each failing or succeeding on its own", async () => {
     const db = tempDatabase();

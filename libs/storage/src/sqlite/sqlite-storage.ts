@@ -38,7 +38,7 @@ import {
   storedObject,
 } from "../storage.js";
 import { changes, counters } from "./schema.js";
-import { Checkpointer, SERVING_CHECKPOINT_PAGES } from "./checkpointer.js";
+import { CHECKPOINT_REVISIONS, Checkpointer, SERVING_CHECKPOINT_PAGES } from "./checkpointer.js";
 
 export interface SqliteOptions {
   /** Database file path, or ":memory:". */
@@ -172,6 +172,8 @@ export class SqliteStorage implements ServingStorage {
   private closed = false;
   /** Group commits in a row that found the write lock taken by another connection. */
   private contended = 0;
+  /** The last revision announced on the commit channel. */
+  private announced = 0;
   /** Sets how long the next statement waits for a lock: not at all (a group commit), or the usual time. */
   private readonly lockWait: { none: Database.Statement; usual: Database.Statement };
   /** Writes waiting for the next group commit. */
@@ -447,7 +449,18 @@ export class SqliteStorage implements ServingStorage {
       outcome.change.object = undefined;
       write.resolve(outcome.change);
     });
-    if (last !== first) this.commits?.postMessage(last);
+    if (last !== first) this.announce(last);
+  }
+
+  /**
+   * Tells the other threads of this database that it has commits up to `revision`. Alone on the file,
+   * only the checkpointer listens, and it acts once every CHECKPOINT_REVISIONS: a message per group
+   * woke its thread for nothing (1 % of the serving thread's time in a rollout).
+   */
+  private announce(revision: number): void {
+    if (this.onlyConnection && revision - this.announced < CHECKPOINT_REVISIONS) return;
+    this.announced = revision;
+    this.commits?.postMessage(revision);
   }
 
   /** The current row, checked against the revision the caller's change was based on. */
