@@ -11,13 +11,13 @@ export const CLUSTER_SCOPE = "_";
 // Characters are escaped as their UTF-8 bytes (`%E2%80%A8` for U+2028, a whitespace): a code unit above
 // 0xFF written as `%2028` would decode as a space followed by "28".
 export function encodeToken(token: string): string {
-  return token.replace(/[%.*>\s]/g, escape);
+  return token.replace(/[%.*>\s]/g, escapeOf);
 }
 
 // Each character's escape, made once: Events' names and API groups have dots, so nearly every change's
 // subject needs some, and making them each time was most of what publishing a change cost its subject.
 const escapes = new Map<string, string>();
-function escape(c: string): string {
+function escapeOf(c: string): string {
   let escaped = escapes.get(c);
   if (escaped === undefined) {
     escaped = [...Buffer.from(c, "utf8")].map((b) => `%${b.toString(16).toUpperCase().padStart(2, "0")}`).join("");
