@@ -173,11 +173,23 @@ export function storedObject(
 }
 
 /**
- * A key's object at a revision, its fields written out: a spread of the key made every get's answer an
- * object slower to build and to read (2 % of a get's CPU in a profile).
+ * A key's object at a revision, its fields written out: with a spread of the key a get cost about a tenth
+ * more CPU (docs/benchmarks.md), the answer an object slower to build and to read.
  */
 function atRevision(key: ObjectKey, revision: number, value: string): StoredObject {
   return { resource: key.resource, namespace: key.namespace, name: key.name, revision, value };
+}
+
+/** A committed change as an engine hands it to its listeners, its fields written out as `atRevision`'s. */
+export function committedChange(
+  key: ObjectKey,
+  revision: number,
+  type: ChangeType,
+  value: string,
+  prevValue: string | undefined,
+  object: unknown,
+): Change {
+  return { resource: key.resource, namespace: key.namespace, name: key.name, revision, type, value, prevValue, object };
 }
 
 /**

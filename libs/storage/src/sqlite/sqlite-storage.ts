@@ -32,6 +32,7 @@ import {
   UnreadableValueError,
   type ValueTransformer,
   type ValueTransformers,
+  committedChange,
   encodeForStorage,
   scanSize,
   storedJson,
@@ -362,7 +363,7 @@ export class SqliteStorage implements ServingStorage {
         );
         // Listeners get JSON: the previous state is read back (decrypted) only for a transformed resource.
         const prevValue = prevStored === undefined ? undefined : storedJson(key, prevStored, transformer);
-        return { resource: key.resource, namespace: key.namespace, name: key.name, revision, type, value, prevValue, object };
+        return committedChange(key, revision, type, value, prevValue, object);
       };
       // Rolled back: the caller's object must not carry a revision that was never committed.
       const restore = () => (object.metadata.resourceVersion = before);
