@@ -96,7 +96,12 @@ export class FieldSet {
     return this.members.size === 0 && this.children.size === 0;
   }
 
+  // Sets are not changed once built (results share their operands' children), so an operation with an
+  // empty operand answers the other operand itself: a create's bookkeeping unites and subtracts empty
+  // sets several times, and each copy was a Map per level of the object.
   union(other: FieldSet): FieldSet {
+    if (other.empty()) return this;
+    if (this.empty()) return other;
     const out = new FieldSet();
     for (const [id, pe] of this.members) out.members.set(id, pe);
     for (const [id, pe] of other.members) out.members.set(id, pe);
@@ -109,6 +114,8 @@ export class FieldSet {
   }
 
   intersection(other: FieldSet): FieldSet {
+    if (this.empty()) return this;
+    if (other.empty()) return other;
     const out = new FieldSet();
     for (const [id, pe] of this.members) if (other.members.has(id)) out.members.set(id, pe);
     for (const [id, c] of this.children) {
@@ -119,6 +126,7 @@ export class FieldSet {
   }
 
   difference(other: FieldSet): FieldSet {
+    if (this.empty() || other.empty()) return this;
     const out = new FieldSet();
     for (const [id, pe] of this.members) if (!other.members.has(id)) out.members.set(id, pe);
     for (const [id, c] of this.children) {
