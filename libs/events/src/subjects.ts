@@ -44,13 +44,7 @@ export interface SubjectParts {
 }
 
 export function eventSubject(p: SubjectParts): string {
-  return [
-    EVENTS_PREFIX,
-    encodeToken(p.group || "core"),
-    encodeToken(p.resource),
-    p.namespace ? encodeToken(p.namespace) : CLUSTER_SCOPE,
-    encodeToken(p.name),
-  ].join(".");
+  return subjectOf(`${p.group || "core"}/${p.resource}`, p.namespace, p.name);
 }
 
 export function parseEventSubject(subject: string): SubjectParts | undefined {
@@ -64,7 +58,12 @@ export function parseEventSubject(subject: string): SubjectParts | undefined {
 
 /** Storage keys the resource as `<group|core>/<plural>`. */
 export function subjectForChange(change: { resource: string; namespace: string; name: string }): string {
-  return `${resourcePrefix(change.resource)}.${change.namespace ? encodeToken(change.namespace) : CLUSTER_SCOPE}.${encodeToken(change.name)}`;
+  return subjectOf(change.resource, change.namespace, change.name);
+}
+
+/** The subject of an object of `resource` (`<group|core>/<plural>`). */
+function subjectOf(resource: string, namespace: string, name: string): string {
+  return `${resourcePrefix(resource)}.${namespace ? encodeToken(namespace) : CLUSTER_SCOPE}.${encodeToken(name)}`;
 }
 
 // `orch.events.<group>.<resource>` of each stored resource, encoded once: the served resources are few.

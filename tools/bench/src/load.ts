@@ -111,6 +111,8 @@ export async function inTurn<K extends string>(
  * ratio holds less of the drift than the ratio of the two medians.
  */
 export function ratioInTurn(a: InTurnResult, b: InTurnResult): number {
-  const ratios = a.rounds.map((rate, i) => rate / b.rounds[i]!).sort((x, y) => x - y);
-  return ratios[Math.floor(ratios.length / 2)]!;
+  return percentile(
+    a.rounds.map((rate, i) => rate / b.rounds[i]!).sort((x, y) => x - y),
+    50,
+  );
 }
