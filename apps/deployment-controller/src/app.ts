@@ -4,7 +4,7 @@ import { podsResource } from "@orch/client";
 import type { Deployment, Pod, ReplicaSet, ReplicationController } from "@orch/api";
 import { runControllerApp } from "@orch/controller";
 import { runDeploymentController } from "./deployment/controller.js";
-import { CONTROLLER_UID_INDEX, NAMESPACE_INDEX, controllerUidIndex, namespaceIndex } from "./indexes.js";
+import { CONTROLLER_UID_INDEX, NAMESPACE_INDEX, controllerUidIndex, namespaceIndex, podControllerUidIndex } from "./indexes.js";
 import { replicaSetKind, replicationControllerKind } from "./replicas/kinds.js";
 import { runReplicaController } from "./replicas/replica-controller.js";
 import { deploymentsResource, replicaSetsResource, replicationControllersResource, wellKnownNames } from "./resources.js";
@@ -18,7 +18,8 @@ export const working = runControllerApp({
     const replicationControllers = app.informer<ReplicationController>(replicationControllersResource);
     const pods = app.informer<Pod>(podsResource, { withoutManagedFields: true });
     for (const informer of [deployments, replicaSets, replicationControllers, pods]) informer.addIndex(NAMESPACE_INDEX, namespaceIndex);
-    for (const informer of [replicaSets, pods]) informer.addIndex(CONTROLLER_UID_INDEX, controllerUidIndex);
+    replicaSets.addIndex(CONTROLLER_UID_INDEX, controllerUidIndex);
+    pods.addIndex(CONTROLLER_UID_INDEX, podControllerUidIndex);
 
     runDeploymentController({ app, deployments, replicaSets, pods, names, recorder: app.eventRecorder("deployment-controller") });
     const podDeletionCostAnnotation = names.podDeletionCost;

@@ -3,11 +3,11 @@
 // pkg/controller/replicaset/replica_set.go (the ReplicationController manager there is the same code
 // behind conversion adapters, too).
 import type { Pod, PodTemplateSpec } from "@orch/api";
-import { ApiError, type ApiClient, type Informer, type ResourceRef, isNotFound, keyOf, splitKey, podsResource } from "@orch/client";
+import { ApiError, type ApiClient, type Informer, type ResourceRef, isNotFound, keyOf, podsResource } from "@orch/client";
 import { type ControllerAppContext, type EventRecorder, type Logger, writeStatus } from "@orch/controller";
 import { type LabelSelector, cloneJson, labelSelectorMatches, rfc3339 } from "@orch/machinery";
 import { PodExpectations } from "../expectations.js";
-import { CONTROLLER_UID_INDEX, NAMESPACE_INDEX } from "../indexes.js";
+import { CONTROLLER_UID_INDEX, NAMESPACE_INDEX, podsOwnedOrOrphaned } from "../indexes.js";
 import { type Owned, type OwnerRef, claim, controllerRefOf, newControllerRef } from "../ownership.js";
 import { isPodActive, isPodAvailable, isPodReady, podsToDelete, untilNextAvailable } from "../pods.js";
 
@@ -140,9 +140,8 @@ class ReplicaManager<T extends Owned> {
       this.log.error(`${key}: invalid selector`, e);
       return;
     }
-    const { namespace } = splitKey(key);
-    // Every pod of the namespace, not only matching ones: an owned pod whose labels changed is released.
-    const active = this.pods.byIndex(NAMESPACE_INDEX, namespace).filter(isPodActive);
+    // Its own pods, matching or not (an owned pod whose labels changed is released), and the orphans it may adopt.
+    const active = podsOwnedOrOrphaned(this.pods, owner).filter(isPodActive);
     const owned = await claim(active, {
       client: this.client,
       ref: podsResource,
