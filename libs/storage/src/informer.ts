@@ -14,7 +14,11 @@ import type { Change, ObjectKey, Storage } from "./storage.js";
 /** Called synchronously; objects are shared by every handler of every informer and must not be changed. */
 export interface StorageEventHandlers<T> {
   onAdd?(obj: T, key: ObjectKey): void;
-  onUpdate?(old: T, obj: T, key: ObjectKey): void;
+  /**
+   * `previous()` is the state before the change, parsed when a handler first asks for it (a second parse
+   * of each update: the endpoints controller needs it only in namespaces with Services that select pods).
+   */
+  onUpdate?(previous: () => T, obj: T, key: ObjectKey): void;
   /** With the object's last state. */
   onDelete?(obj: T, key: ObjectKey): void;
 }
@@ -45,15 +49,18 @@ export interface StorageInformerOptions {
  * The committed object itself comes with a change this process committed: then only the previous
  * state, when asked for, is parsed.
  */
-let lastParsed: { change: Change; obj: unknown; old?: unknown } | undefined;
+let lastParsed: { change: Change; obj: unknown; previous?: unknown } | undefined;
 
-function parsedCommit(change: Change, withOld: boolean): { obj: unknown; old?: unknown } {
+function parsedCommit(change: Change): { obj: unknown; previous?: unknown } {
   if (lastParsed?.change !== change) lastParsed = { change, obj: change.object ?? JSON.parse(change.value) };
-  // The previous state costs a second parse: only when someone asks for it.
-  if (withOld && lastParsed.old === undefined && change.type === "MODIFIED" && change.prevValue !== undefined) {
-    lastParsed.old = JSON.parse(change.prevValue);
-  }
   return lastParsed;
+}
+
+/** The state before `change` (a MODIFIED one, with its previous value). */
+function previousOf(change: Change): unknown {
+  const parsed = parsedCommit(change);
+  parsed.previous ??= JSON.parse(change.prevValue!);
+  return parsed.previous;
 }
 
 export class StorageInformer<T = unknown> {
@@ -65,7 +72,6 @@ export class StorageInformer<T = unknown> {
   private unsubscribe: (() => void) | undefined;
   private started: Promise<void> | undefined;
   private readonly log: Logger;
-  private wantsUpdates = false;
 
   constructor(
     private readonly storage: Storage,
@@ -107,7 +113,6 @@ export class StorageInformer<T = unknown> {
   }
 
   private async listAndFollow(): Promise<void> {
-    this.wantsUpdates = this.handlers.some((h) => h.onUpdate);
     const resources = typeof this.options.resources === "function" ? this.options.resources() : this.options.resources;
     const listed = new Set(resources);
     const follows = this.options.follows;
@@ -136,18 +141,18 @@ export class StorageInformer<T = unknown> {
   private deliver(change: Change): void {
     if (change.revision <= (this.listedAt.get(change.resource) ?? 0)) return;
     if (this.options.keep && !this.options.keep(change)) return;
-    const { obj, old } = parsedCommit(change, this.wantsUpdates);
-    this.dispatch(change.type, obj as T, old as T | undefined, change);
+    const previous = change.type === "MODIFIED" && change.prevValue !== undefined ? () => previousOf(change) as T : undefined;
+    this.dispatch(change.type, parsedCommit(change).obj as T, previous, change);
   }
 
   // Called once per listed object at start (100,000 and more): it allocates nothing but the parsed object.
-  private dispatch(type: Change["type"], obj: T, old: T | undefined, key: ObjectKey): void {
+  private dispatch(type: Change["type"], obj: T, previous: (() => T) | undefined, key: ObjectKey): void {
     for (const h of this.handlers) {
       // One failing handler must not keep the change from the others.
       try {
         if (type === "DELETED") h.onDelete?.(obj, key);
         else if (type === "ADDED") h.onAdd?.(obj, key);
-        else if (old !== undefined) h.onUpdate?.(old, obj, key);
+        else if (previous) h.onUpdate?.(previous, obj, key);
       } catch (e) {
         this.log.error(`handler failed on ${type} ${key.resource} ${key.namespace}/${key.name}`, e);
       }

@@ -98,7 +98,7 @@ describe("StorageInformer", () => {
     const i = informer(storage, { resources: [PODS] });
     const olds: (string | undefined)[] = [];
     const deleted: Obj[] = [];
-    i.addEventHandler({ onUpdate: (old) => olds.push(old.metadata.labels?.v), onDelete: (o) => deleted.push(o) });
+    i.addEventHandler({ onUpdate: (previous) => olds.push(previous().metadata.labels?.v), onDelete: (o) => deleted.push(o) });
     await i.waitForSync();
     const b = await storage.update(key("a"), obj("a", { v: "2" }), a.revision);
     await storage.delete(key("a"), obj("a", { v: "last" }), b.revision);

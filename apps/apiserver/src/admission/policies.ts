@@ -132,8 +132,8 @@ export class AdmissionPolicies {
     this.informer.addEventHandler({
       onAdd: (obj, key) => set(obj, key.resource),
       // A status write (type checking) leaves the spec as it was: nothing to compile again.
-      onUpdate: (old, obj, key) => {
-        if (key.resource !== policyResource || old.metadata.generation !== obj.metadata.generation) set(obj, key.resource);
+      onUpdate: (previous, obj, key) => {
+        if (key.resource !== policyResource || previous().metadata.generation !== obj.metadata.generation) set(obj, key.resource);
       },
       onDelete: (obj, key) => {
         (key.resource === policyResource ? this.policies : this.bindings).delete(obj.metadata.name ?? "");

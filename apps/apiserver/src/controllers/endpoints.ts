@@ -178,13 +178,13 @@ export class EndpointsController {
     const slicesResource = `${profile.group("discovery")}/endpointslices`;
     this.informer = new StorageInformer(storage, { resources: ["core/services", "core/pods", "core/endpoints", slicesResource], log });
     const queue = new WorkQueue<string>({ name: "endpoints" });
-    const enqueue = (obj: ObjectHeader, old?: ObjectHeader) => {
-      for (const key of this.keysOf(obj, old)) queue.add(key);
+    const enqueue = (obj: ObjectHeader, previous?: () => ObjectHeader) => {
+      for (const key of this.keysOf(obj, previous)) queue.add(key);
     };
     // Registered before the controller starts the informer, so no change is missed.
     this.informer.addEventHandler({
       onAdd: (obj) => enqueue(obj),
-      onUpdate: (old, obj) => enqueue(obj, old),
+      onUpdate: (previous, obj) => enqueue(obj, previous),
       onDelete: (obj) => enqueue(obj),
     });
     this.controller = runController({
@@ -197,7 +197,7 @@ export class EndpointsController {
   }
 
   /** The Services an object's change concerns; Services' own changes also update the selector index. */
-  private keysOf(obj: ObjectHeader, old?: ObjectHeader): string[] {
+  private keysOf(obj: ObjectHeader, previous?: () => ObjectHeader): string[] {
     const namespace = obj.metadata.namespace ?? "";
     const name = obj.metadata.name ?? "";
     switch (obj.kind) {
@@ -209,9 +209,12 @@ export class EndpointsController {
         return [`${namespace}/${name}`];
       }
       case "Pod": {
-        const labels = [obj.metadata.labels, old?.metadata.labels];
-        return [...(this.selectors.get(namespace) ?? [])]
-          .filter(([, selector]) => Object.keys(selector).length > 0 && labels.some((l) => l && selects(selector, l)))
+        const selecting = [...(this.selectors.get(namespace) ?? [])].filter(([, selector]) => Object.keys(selector).length > 0);
+        // The pod's previous labels are read (parsed) only where a Service could have selected it.
+        if (selecting.length === 0) return [];
+        const labels = [obj.metadata.labels, previous?.().metadata.labels];
+        return selecting
+          .filter(([, selector]) => labels.some((l) => l && selects(selector, l)))
           .map(([service]) => `${namespace}/${service}`);
       }
       case "Endpoints":

@@ -49,7 +49,9 @@ export class ServiceAccountTokenSecrets {
     });
     this.informer.addEventHandler({
       onAdd: (obj, key) => this.indexSecret(key, undefined, obj),
-      onUpdate: (old, obj, key) => this.indexSecret(key, old, obj),
+      onUpdate: (previous, obj, key) => {
+        if (key.resource === "core/secrets") this.indexSecret(key, previous(), obj);
+      },
       onDelete: (obj, key) => this.indexSecret(key, obj, undefined),
     });
     this.controller = runController({

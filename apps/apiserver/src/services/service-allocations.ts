@@ -30,7 +30,7 @@ export class ServiceAllocations {
     this.informer = new StorageInformer(storage, { resources: ["core/services"], log });
     this.informer.addEventHandler({
       onAdd: (service) => this.allocators.observe(service as Service),
-      onUpdate: (old, service) => this.allocators.observe(service as Service, old as Service),
+      onUpdate: (previous, service) => this.allocators.observe(service as Service, previous() as Service),
       onDelete: (service) => this.allocators.forget(service),
     });
   }
