@@ -1,7 +1,7 @@
 // Shared pieces for declaring kinds: `defineKind` (defaults for the declaration, the kind's object type
 // from its schema) and the usual status subresource.
 import type { AnySchema, ObjectHeader } from "@orch/api";
-import { type LabelSelectorObject, cloneJson, labelSelectorFromObject, labelSelectorFromSet, labelSelectorString } from "@orch/machinery";
+import { type LabelSelectorObject, labelSelectorFromObject, labelSelectorFromSet, labelSelectorString } from "@orch/machinery";
 import type {
   ActionSubresource,
   KindDefinition,
@@ -134,7 +134,10 @@ export function statusSubresource<T extends ObjectHeader>(
       const managedFields = obj.metadata.managedFields;
       const resourceVersion = obj.metadata.resourceVersion;
       for (const key of Object.keys(obj)) delete obj[key];
-      Object.assign(obj, cloneJson(old));
+      // The rest shares the current object's values, as the main endpoint shares its status: nothing
+      // after this changes them in place, and the current object is the request's own parse. Metadata is
+      // a copy of its own, since its fields are set next (and by the kinds that keep some of the request's).
+      Object.assign(obj, old, { metadata: { ...old.metadata } });
       if (status === undefined) delete obj.status;
       else obj.status = status;
       obj.metadata.resourceVersion = resourceVersion;

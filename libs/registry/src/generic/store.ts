@@ -579,7 +579,8 @@ export class ResourceStore {
       if (preconditions.resourceVersion && preconditions.resourceVersion !== String(stored.revision)) {
         throw failed("ResourceVersion", preconditions.resourceVersion, String(stored.revision));
       }
-      const obj = change(clone(current));
+      // `current` is this attempt's own parse of the stored value: the change may work on it directly.
+      const obj = change(current);
       obj.metadata.resourceVersion = String(stored.revision);
       if (dryRun) return obj;
       try {

@@ -14,19 +14,29 @@ export const readText = async (req: IncomingRequest) => utf8.decode(await req.re
 
 /** The body as a JSON value (with the duplicate fields JSON and YAML decoding found). */
 export async function readObjectBody(req: IncomingRequest, kind: KindDefinition) {
+  return (await objectBodyReader(req, kind))();
+}
+
+/** Reads the body once; each call of the answer decodes it afresh (a write's retry needs a body nothing changed yet). */
+export async function objectBodyReader(req: IncomingRequest, kind: KindDefinition) {
   const type = parseMediaType(req.headers.get("content-type") ?? "application/json").type;
-  if (type === PROTOBUF_CONTENT_TYPE) return decodeProtobuf(await req.readBody());
+  if (type === PROTOBUF_CONTENT_TYPE) {
+    const bytes = await req.readBody();
+    return () => decodeProtobuf(bytes);
+  }
   if (!["application/json", "application/yaml", "text/yaml", ""].includes(type)) {
     throw errors.unsupportedMediaType(SUPPORTED_BODY_TYPES);
   }
   const text = await readText(req);
-  try {
-    return parseBody(text, type);
-  } catch (e) {
-    throw errors.badRequest(
-      `the object provided is unrecognized (must be of type ${kind.kind}): ${(e as Error).message} (${summary(text)})`,
-    );
-  }
+  return () => {
+    try {
+      return parseBody(text, type);
+    } catch (e) {
+      throw errors.badRequest(
+        `the object provided is unrecognized (must be of type ${kind.kind}): ${(e as Error).message} (${summary(text)})`,
+      );
+    }
+  };
 }
 
 function decodeProtobuf(bytes: Uint8Array) {

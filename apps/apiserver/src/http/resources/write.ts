@@ -1,7 +1,7 @@
 // create, update, delete, deletecollection, and the create-only subresources (actions such as
 // serviceaccounts/token).
-import { cloneJson, errors, success } from "@orch/machinery";
-import { readObjectBody } from "./body.js";
+import { errors, success } from "@orch/machinery";
+import { objectBodyReader, readObjectBody } from "./body.js";
 import { deleteOptions, listOptions, writeOptions } from "./options.js";
 import { renderObject, renderWritten } from "./render.js";
 import type { VerbHandler } from "./request.js";
@@ -25,11 +25,18 @@ export const create: VerbHandler = async ({ deps, req, kind, store, format, name
 
 export const update: VerbHandler = async ({ req, kind, store, format, namespace, ok }) => {
   const options = writeOptions(req, "UpdateOptions");
-  const body = await readObjectBody(req, kind);
-  const decoded = store.decode(body, req.ctx, options);
-  const result = await store.update(namespace, req.info.name, req.info.subresource || undefined, req.ctx, options, () =>
-    cloneJson(decoded),
-  );
+  const body = await objectBodyReader(req, kind);
+  const decoded = store.decode(body(), req.ctx, options);
+  // The first attempt takes the decoded body itself; a retry (the object changed meanwhile) decodes the
+  // body again, since the attempt before changed what it took. (Its warnings repeat; the answer says each once.)
+  let taken = false;
+  const result = await store.update(namespace, req.info.name, req.info.subresource || undefined, req.ctx, options, () => {
+    if (!taken) {
+      taken = true;
+      return decoded;
+    }
+    return store.decode(body(), req.ctx, options);
+  });
   return ok(result.code, renderWritten(kind, result, format));
 };
 
