@@ -78,8 +78,7 @@ export function runCommonJs(file: string): CommonJsRun {
  * How much bytecode a function runs before V8 considers optimizing it: a quarter of V8 11's 67,584. Our
  * processes run the same few paths (a pod's create, binding, status and events; a get) thousands of
  * times within seconds, and with the default much of that ran unoptimized for longer: a second rollout of
- * 1,000 pods ran at 392 against 351 pods/s (medians of six alternated pairs), the apiserver's creates and
- * gets at 56 % and 60 % of the bare server's against 49 % and 49 % (docs/benchmarks.md).
+ * 1,000 pods ran at 392 against 351 pods/s (medians of six alternated pairs; docs/benchmarks.md).
  */
 const INTERRUPT_BUDGET = 16 * 1024;
 
