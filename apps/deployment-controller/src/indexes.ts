@@ -18,8 +18,8 @@ const orphansOf = (namespace: string) => `orphan/${namespace}`;
 
 /** Pods by the uid of their controller, and those without one under their namespace's orphan key (PodControllerUIDIndex). */
 export const podControllerUidIndex = (pod: KubeObject): string[] => {
-  const ref = controllerRefOf(pod as Owned);
-  return [ref ? ref.uid : orphansOf(pod.metadata?.namespace ?? "")];
+  const controller = controllerUidIndex(pod);
+  return controller.length > 0 ? controller : [orphansOf(pod.metadata?.namespace ?? "")];
 };
 
 /**
